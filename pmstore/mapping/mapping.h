@@ -1,0 +1,106 @@
+// A file mapped into memory with an explicit page-size intent.
+//
+// Whether the kernel can use one PMD entry for 2 MiB of a file depends on
+// the virtual address agreeing with the file offset modulo 2 MiB (among
+// other things, see doc/MAPPING.md). This class makes that agreement a
+// choice instead of an accident:
+//   kPmd:  address and offset 2 MiB aligned, MADV_HUGEPAGE;
+//   kPte:  address deliberately 4 KiB off the offset's 2 MiB colour, so a
+//          PMD is impossible, MADV_NOHUGEPAGE;
+//   kAuto: whatever mmap(NULL, ...) returns, as fio does.
+//
+// A mapping may reserve more virtual space than it maps, so it can grow in
+// place (Extend) without moving data that callers point into.
+//
+// Thread-safety: the accessors are const and safe from any thread; Extend
+// must not race with another Extend or with destruction.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pmstore/mapping/persist.h"
+#include "pmstore/mapping/pool_file.h"
+
+struct pmem2_map;
+struct pmem2_vm_reservation;
+
+namespace pmstore::mapping {
+
+enum class PageIntent { kPmd, kPte, kAuto };
+enum class Engine {
+  kMmap,  // mmap(2) MAP_SHARED; MAP_SHARED_VALIDATE|MAP_SYNC on request
+  kPmem2  // libpmem2: MAP_SYNC when the file is DAX, its persist functions
+};
+
+std::string_view PageIntentName(PageIntent intent);  // "pmd", "pte", "auto"
+std::string_view EngineName(Engine engine);          // "mmap", "pmem2"
+absl::StatusOr<PageIntent> ParsePageIntent(std::string_view name);
+absl::StatusOr<Engine> ParseEngine(std::string_view name);
+
+struct MapOptions {
+  PageIntent intent = PageIntent::kPmd;
+  Engine engine = Engine::kMmap;
+  // Require MAP_SYNC (writes through to the media, cache-line granularity).
+  // FailedPrecondition when the file is not on a DAX mount.
+  bool map_sync = false;
+  // Bytes of virtual address space to reserve (0: the file's size). Must
+  // be >= the file's size; Extend can map up to it. Ignored for kAuto.
+  uint64_t reserve = 0;
+};
+
+class Mapping {
+ public:
+  // Maps all of `file` (its current size). Errors: FailedPrecondition for
+  // MAP_SYNC on a file that is not DAX, InvalidArgument for a reserve
+  // smaller than the file, the failing call's errno status otherwise.
+  static absl::StatusOr<std::unique_ptr<Mapping>> Create(const PoolFile& file, const MapOptions& options);
+
+  ~Mapping();
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+
+  // Maps `file` from the current length up to `new_length` (2 MiB
+  // multiple, <= reserve) right after the existing range, with the same
+  // intent, engine and persist strategy. The file must already be that
+  // long (PoolFile::Grow). Addresses handed out before stay valid.
+  absl::Status Extend(const PoolFile& file, uint64_t new_length);
+
+  char* address() const { return base_; }
+  uint64_t length() const { return length_; }
+  uint64_t reserved() const { return reserved_; }
+  PageIntent intent() const { return options_.intent; }
+  Engine engine() const { return options_.engine; }
+  Granularity granularity() const { return granularity_; }
+  bool map_sync() const { return map_sync_; }
+  bool dax() const { return dax_; }
+  const PersistOps& ops() const { return ops_; }
+
+  void Persist(const void* ptr, size_t size) const { ops_.persist(ptr, size); }
+
+ private:
+  Mapping() = default;
+  absl::Status Reserve(uint64_t length);
+  absl::Status MapPiece(const PoolFile& file, uint64_t offset, uint64_t length);
+  absl::Status MapPieceMmap(const PoolFile& file, uint64_t offset, uint64_t length);
+  absl::Status MapPiecePmem2(const PoolFile& file, uint64_t offset, uint64_t length);
+  void Advise(char* start, uint64_t length) const;
+
+  MapOptions options_;
+  char* base_ = nullptr;          // first mapped byte
+  uint64_t length_ = 0;           // mapped bytes from base_
+  uint64_t reserved_ = 0;         // virtual bytes usable from base_
+  char* reservation_ = nullptr;   // start of the reserved range (mmap engine)
+  uint64_t reservation_size_ = 0;
+  Granularity granularity_ = Granularity::kPage;
+  bool map_sync_ = false;
+  bool dax_ = false;
+  PersistOps ops_;
+  pmem2_vm_reservation* pmem2_reservation_ = nullptr;
+  std::vector<pmem2_map*> pmem2_maps_;  // one per piece (Create, then each Extend)
+};
+
+}  // namespace pmstore::mapping

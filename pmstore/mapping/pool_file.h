@@ -1,0 +1,63 @@
+// A file that the mapping layer maps: opened or created, sized in 2 MiB
+// multiples, its space preallocated.
+//
+// Preallocation is the point: a mapping over a sparse file turns a full
+// disk into SIGBUS at the first store into a hole. Allocating with
+// fallocate(2) at create and grow time turns it into a clear error instead.
+//
+// Thread-compatible: one thread at a time, or external locking.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace pmstore::mapping {
+
+enum class OpenMode {
+  kOpenExisting,    // fail with NotFound when the file is missing
+  kCreateOrOpen,    // create when missing (sized as asked), else open as is
+  kCreateExclusive  // fail with AlreadyExists when the file is there
+};
+
+class PoolFile {
+ public:
+  // Opens `path` read-write. When the file is created, its size is
+  // `size` rounded up to 2 MiB and all of it is allocated; an existing
+  // file keeps its size (`size` is then ignored). Errors: NotFound,
+  // AlreadyExists, PermissionDenied, ResourceExhausted (no space: the
+  // partially created file is removed), InvalidArgument (a directory, or
+  // creating with size 0). Messages name the call and the path.
+  static absl::StatusOr<PoolFile> Open(const std::string& path, OpenMode mode, uint64_t size);
+
+  PoolFile(PoolFile&& other) noexcept;
+  PoolFile& operator=(PoolFile&& other) noexcept;
+  PoolFile(const PoolFile&) = delete;
+  PoolFile& operator=(const PoolFile&) = delete;
+  ~PoolFile();
+
+  // Grows the file to `new_size` rounded up to 2 MiB and allocates the new
+  // space. ResourceExhausted when the file system is full; the file then
+  // keeps its old size and contents.
+  absl::Status Grow(uint64_t new_size);
+
+  int fd() const { return fd_; }
+  uint64_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+  // statx STATX_ATTR_DAX: loads and stores reach the media without the page cache.
+  bool dax() const { return dax_; }
+
+ private:
+  PoolFile(int fd, std::string path, uint64_t size, bool dax);
+
+  int fd_ = -1;
+  std::string path_;
+  uint64_t size_ = 0;
+  bool dax_ = false;
+};
+
+// True when statx reports STATX_ATTR_DAX for the open file.
+bool IsDax(int fd);
+
+}  // namespace pmstore::mapping
