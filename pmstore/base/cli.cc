@@ -75,7 +75,9 @@ absl::Status ApplyFlag(const std::string& program, const Subcommand& sub, std::s
 
 absl::StatusOr<ParsedCommandLine> ParseCommandLine(int argc, char** argv,
                                                    const std::vector<Subcommand>& subcommands) {
-  const std::string program = argc > 0 ? argv[0] : "tool";
+  // Messages name the program as a user types it, not the path it ran from.
+  std::string program = argc > 0 ? argv[0] : "tool";
+  program = program.substr(program.rfind('/') + 1);
   ParsedCommandLine parsed;
   if (argc < 2) {
     return absl::InvalidArgumentError(absl::StrCat("no subcommand given (see '", program, " --help')"));

@@ -25,6 +25,7 @@ struct DaxTraceTally {
   uint64_t pmd_fallback = 0;
   uint64_t pmd_other = 0;  // any other result string
   uint64_t pte_faults = 0;
+  uint64_t lost_events = 0;  // overwritten in the ring buffer: counts are lower bounds
   uint64_t pmd_installed() const { return pmd_nopage + pmd_needdsync; }
 };
 
@@ -49,7 +50,11 @@ class DaxTraceSession {
 
  private:
   explicit DaxTraceSession(std::string root) : root_(std::move(root)) {}
+  void Disable();
+  void RestoreBuffer();
+
   std::string root_;
+  std::string saved_buffer_kb_;
   bool active_ = false;
 };
 

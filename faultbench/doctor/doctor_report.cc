@@ -1,0 +1,87 @@
+// Text and JSON renderings of a DoctorReport. Field names of the JSON are
+// part of the tool's interface: scripts read them.
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "faultbench/doctor/doctor.h"
+#include "pmstore/base/units.h"
+
+namespace faultbench::doctor {
+namespace {
+
+std::string OrUnknown(const std::string& s) { return s.empty() ? "unknown" : s; }
+
+std::string ExtentLine(const ExtentFacts& e) {
+  if (!e.examined) return absl::StrCat("not examined (", e.why_not, ")");
+  if (e.file_bytes == 0) return absl::StrCat(e.extents, " extents; file smaller than 2 MiB");
+  return absl::StrFormat("%.1f%% of bytes in 2 MiB aligned extents (%s of %s, %d extents)",
+                         100.0 * static_cast<double>(e.aligned_bytes) / static_cast<double>(e.file_bytes),
+                         pmstore::base::FormatBytes(e.aligned_bytes), pmstore::base::FormatBytes(e.file_bytes),
+                         e.extents);
+}
+
+std::string BlockLine(const BlockFacts& b) {
+  if (b.device.empty()) return absl::StrCat("none (device ", b.dev_id, ")");
+  return absl::StrCat(b.device, " (", b.dev_id, "), NUMA node ", b.numa_node < 0 ? "unknown" : absl::StrCat(b.numa_node),
+                      b.pmem ? ", pmem" : "");
+}
+
+}  // namespace
+
+std::string RenderText(const DoctorReport& r) {
+  std::string out;
+  const auto row = [&](std::string_view key, const std::string& value) {
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", key, value));
+  };
+  absl::StrAppend(&out, "faultbench doctor: ", r.path, r.real_path != r.path ? absl::StrCat(" (", r.real_path, ")") : "", "\n");
+  row("kind", r.is_file ? absl::StrCat("file, ", pmstore::base::FormatBytes(r.file_size)) : "directory");
+  row("file system", absl::StrCat(r.mount.fs_type, " on ", r.mount.mount_point, " from ", r.mount.source));
+  row("mount options", r.mount.options);
+  row("DAX", absl::StrCat(r.statx_dax ? "yes" : "no", " (statx STATX_ATTR_DAX), mount dax=",
+                          r.mount.dax_option.empty() ? "not set" : r.mount.dax_option));
+  row("backed by", r.page_source);
+  row("extent alignment", ExtentLine(r.extents));
+  row("THP", absl::StrCat("enabled=", OrUnknown(r.thp.enabled), " shmem_enabled=", OrUnknown(r.thp.shmem_enabled),
+                          " defrag=", OrUnknown(r.thp.defrag)));
+  if (r.mount.fs_type == "tmpfs") row("tmpfs huge=", r.mount.tmpfs_huge.empty() ? "not set (never)" : r.mount.tmpfs_huge);
+  row("block device", BlockLine(r.block));
+  if (r.block.pmem) row("PAT memtype", r.pat_memtype.empty() ? "unknown (needs root and debugfs)" : r.pat_memtype);
+  row("kernel", r.kernel);
+  row("PAGEMAP_SCAN", r.pagemap_scan ? "available (pagemap_scan verification)" : "unavailable (smaps verification)");
+  row("fs_dax tracepoints", r.dax_tracepoints);
+  absl::StrAppend(&out, "\nPMD mappings possible here: ", r.pmd_possible ? "yes" : "no", "\n");
+  for (const Blocker& b : r.blockers) {
+    absl::StrAppend(&out, "  blocker: ", b.reason, "\n      fix: ", b.fix, "\n");
+  }
+  for (const std::string& w : r.warnings) absl::StrAppend(&out, "  note: ", w, "\n");
+  return out;
+}
+
+std::string RenderJson(const DoctorReport& r) {
+  nlohmann::json j;
+  j["path"] = r.path;
+  j["real_path"] = r.real_path;
+  j["kind"] = r.is_file ? "file" : "directory";
+  j["file_size"] = r.file_size;
+  j["mount"] = {{"mount_point", r.mount.mount_point}, {"fs_type", r.mount.fs_type}, {"source", r.mount.source},
+                {"options", r.mount.options}, {"dax_option", r.mount.dax_option}, {"tmpfs_huge", r.mount.tmpfs_huge}};
+  j["dax"] = r.statx_dax;
+  j["backed_by"] = r.page_source;
+  j["extents"] = {{"examined", r.extents.examined}, {"why_not", r.extents.why_not}, {"count", r.extents.extents},
+                  {"file_bytes", r.extents.file_bytes}, {"aligned_bytes", r.extents.aligned_bytes}};
+  j["thp"] = {{"enabled", r.thp.enabled}, {"shmem_enabled", r.thp.shmem_enabled}, {"defrag", r.thp.defrag}};
+  j["block_device"] = {{"name", r.block.device}, {"dev", r.block.dev_id}, {"pmem", r.block.pmem},
+                       {"numa_node", r.block.numa_node < 0 ? nlohmann::json() : nlohmann::json(r.block.numa_node)}};
+  j["pat_memtype"] = r.pat_memtype.empty() ? nlohmann::json() : nlohmann::json(r.pat_memtype);
+  j["kernel"] = r.kernel;
+  j["pagemap_scan"] = r.pagemap_scan;
+  j["dax_tracepoints"] = r.dax_tracepoints;
+  j["pmd_possible"] = r.pmd_possible;
+  j["blockers"] = nlohmann::json::array();
+  for (const Blocker& b : r.blockers) j["blockers"].push_back({{"reason", b.reason}, {"fix", b.fix}});
+  j["warnings"] = r.warnings;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace faultbench::doctor

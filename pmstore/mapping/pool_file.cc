@@ -1,0 +1,121 @@
+#include "pmstore/mapping/pool_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/base/errno_status.h"
+#include "pmstore/base/units.h"
+
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
+
+namespace pmstore::mapping {
+namespace {
+
+using base::ErrnoStatus;
+using base::kHugePageSize;
+using base::RoundUp;
+
+// Allocates [from, to) of the file. fallocate, not ftruncate: the blocks
+// must exist now so that a store through the mapping cannot hit a hole on
+// a full file system.
+absl::Status Allocate(int fd, const std::string& path, uint64_t from, uint64_t to) {
+  if (fallocate(fd, 0, static_cast<off_t>(from), static_cast<off_t>(to - from)) == 0) {
+    return absl::OkStatus();
+  }
+  const int err = errno;
+  return ErrnoStatus(err, absl::StrCat("fallocate ", to - from, " bytes at offset ", from, " of"), path);
+}
+
+}  // namespace
+
+bool IsDax(int fd) {
+  struct statx stx {};
+  if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) != 0) return false;
+  return (stx.stx_attributes_mask & STATX_ATTR_DAX) && (stx.stx_attributes & STATX_ATTR_DAX);
+}
+
+absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, uint64_t size) {
+  int flags = O_RDWR | O_CLOEXEC;
+  if (mode == OpenMode::kCreateOrOpen) flags |= O_CREAT;
+  if (mode == OpenMode::kCreateExclusive) flags |= O_CREAT | O_EXCL;
+
+  // Know whether we create the file, so a failed allocation removes only
+  // a file this call made.
+  bool existed = access(path.c_str(), F_OK) == 0;
+  if (mode != OpenMode::kOpenExisting && !existed && size == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot create ", path, " with size 0"));
+  }
+  const int fd = open(path.c_str(), flags, 0644);
+  if (fd < 0 && errno == EISDIR) return absl::InvalidArgumentError(absl::StrCat(path, " is a directory, not a file"));
+  if (fd < 0) return ErrnoStatus(errno, "open", path);
+
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    return ErrnoStatus(err, "fstat", path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
+  }
+  uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  const bool created = !existed && file_size == 0;
+  if (created) {
+    file_size = RoundUp(size, kHugePageSize);
+    if (auto status = Allocate(fd, path, 0, file_size); !status.ok()) {
+      close(fd);
+      unlink(path.c_str());
+      return status;
+    }
+  }
+  return PoolFile(fd, path, file_size, IsDax(fd));
+}
+
+PoolFile::PoolFile(int fd, std::string path, uint64_t size, bool dax)
+    : fd_(fd), path_(std::move(path)), size_(size), dax_(dax) {}
+
+PoolFile::PoolFile(PoolFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      path_(std::move(other.path_)),
+      size_(other.size_),
+      dax_(other.dax_) {}
+
+PoolFile& PoolFile::operator=(PoolFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::move(other.path_);
+    size_ = other.size_;
+    dax_ = other.dax_;
+  }
+  return *this;
+}
+
+PoolFile::~PoolFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+absl::Status PoolFile::Grow(uint64_t new_size) {
+  new_size = RoundUp(new_size, kHugePageSize);
+  if (new_size <= size_) return absl::OkStatus();
+  if (auto status = Allocate(fd_, path_, size_, new_size); !status.ok()) {
+    // fallocate may have extended i_size before failing: put it back so the
+    // file keeps its old size.
+    if (ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+      return ErrnoStatus(errno, "ftruncate (undoing a failed grow)", path_);
+    }
+    return status;
+  }
+  size_ = new_size;
+  return absl::OkStatus();
+}
+
+}  // namespace pmstore::mapping

@@ -1,0 +1,185 @@
+// The mapping layer against real file systems: ext4 (/var/tmp on this
+// machine) and tmpfs mounts made by the test. Every PMD claim is checked
+// by reading the page tables back, so a test passes only if the kernel
+// really honoured the intent.
+#include "pmstore/mapping/mapping.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "pmstore/base/units.h"
+#include "pmstore/mapping/verify.h"
+#include "support/temp_dir.h"
+#include "support/tmpfs_mount.h"
+
+namespace pmstore::mapping {
+namespace {
+
+using base::kHugePageSize;
+using base::kPageSize;
+
+constexpr uint64_t kSize = 64ull << 20;
+
+uint64_t MinorFaults() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<uint64_t>(ru.ru_minflt);
+}
+
+// Writes one byte into every 4 KiB page; returns the minor faults taken.
+uint64_t TouchEveryPage(char* p, uint64_t length) {
+  const uint64_t before = MinorFaults();
+  for (uint64_t off = 0; off < length; off += kPageSize) p[off] = static_cast<char>(off >> 12);
+  return MinorFaults() - before;
+}
+
+std::unique_ptr<Mapping> MapNew(const std::string& path, MapOptions options, uint64_t size = kSize) {
+  auto file = PoolFile::Open(path, OpenMode::kCreateExclusive, size);
+  EXPECT_TRUE(file.ok()) << file.status();
+  auto mapping = Mapping::Create(*file, options);
+  EXPECT_TRUE(mapping.ok()) << mapping.status();
+  return mapping.ok() ? std::move(*mapping) : nullptr;
+}
+
+class MappingOnFs : public ::testing::TestWithParam<Engine> {};
+
+TEST_P(MappingOnFs, PmdIntentOnExt4IsVerifiedPmdMapped) {
+  TempDir dir;
+  auto m = MapNew(dir.File("f"), {.intent = PageIntent::kPmd, .engine = GetParam()});
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m->address()) % kHugePageSize, 0u);
+  const uint64_t faults = TouchEveryPage(m->address(), m->length());
+  auto census = VerifyMapping(m->address(), m->length());
+  ASSERT_TRUE(census.ok()) << census.status();
+  EXPECT_GE(census->pmd_bytes, kSize * 95 / 100) << "pte_bytes=" << census->pte_bytes;
+  EXPECT_LE(faults, 2 * kSize / kHugePageSize + 16) << "about one write fault per 2 MiB";
+}
+
+TEST_P(MappingOnFs, PteIntentOnExt4HasNoPmdBytes) {
+  TempDir dir;
+  auto m = MapNew(dir.File("f"), {.intent = PageIntent::kPte, .engine = GetParam()});
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m->address()) % kHugePageSize, kPageSize);
+  const uint64_t faults = TouchEveryPage(m->address(), m->length());
+  auto census = VerifyMapping(m->address(), m->length());
+  ASSERT_TRUE(census.ok()) << census.status();
+  EXPECT_EQ(census->pmd_bytes, 0u);
+  EXPECT_EQ(census->pte_bytes, kSize);
+  EXPECT_GE(faults, kSize / kPageSize / 2) << "one write fault per 4 KiB page, give or take";
+}
+
+TEST_P(MappingOnFs, MapSyncOnAFileThatIsNotDaxIsAClearError) {
+  TempDir dir;
+  auto file = PoolFile::Open(dir.File("f"), OpenMode::kCreateExclusive, kHugePageSize);
+  ASSERT_TRUE(file.ok());
+  auto m = Mapping::Create(*file, {.engine = GetParam(), .map_sync = true});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(m.status().message().find("is not DAX"), std::string::npos) << m.status();
+  EXPECT_NE(m.status().message().find(dir.File("f")), std::string::npos);
+}
+
+TEST_P(MappingOnFs, ReportsPageGranularityWithoutDax) {
+  TempDir dir;
+  auto m = MapNew(dir.File("f"), {.engine = GetParam()}, kHugePageSize);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->granularity(), Granularity::kPage);
+  EXPECT_FALSE(m->map_sync());
+  EXPECT_FALSE(m->dax());
+  EXPECT_EQ(m->engine(), GetParam());
+}
+
+TEST_P(MappingOnFs, ExtendGrowsInPlaceAndNewBytesReachTheFile) {
+  TempDir dir;
+  auto file = PoolFile::Open(dir.File("f"), OpenMode::kCreateExclusive, 2 * kHugePageSize);
+  ASSERT_TRUE(file.ok());
+  auto m = Mapping::Create(*file, {.intent = PageIntent::kPmd, .engine = GetParam(), .reserve = 8 * kHugePageSize});
+  ASSERT_TRUE(m.ok()) << m.status();
+  char* const before = (*m)->address();
+  std::memcpy(before, "head", 4);
+  EXPECT_EQ((*m)->Extend(*file, 4 * kHugePageSize).code(), absl::StatusCode::kFailedPrecondition)
+      << "the file must be grown first";
+  ASSERT_TRUE(file->Grow(4 * kHugePageSize).ok());
+  ASSERT_TRUE((*m)->Extend(*file, 4 * kHugePageSize).ok());
+  EXPECT_EQ((*m)->address(), before);
+  EXPECT_EQ((*m)->length(), 4 * kHugePageSize);
+  char* tail = before + 3 * kHugePageSize + 5;
+  (*m)->ops().memcpy(tail, "tail", 4, 0);
+  (*m)->Persist(before, 4);
+  char buf[4];
+  ASSERT_EQ(pread(file->fd(), buf, 4, 3 * kHugePageSize + 5), 4);
+  EXPECT_EQ(std::string(buf, 4), "tail");
+  ASSERT_EQ(pread(file->fd(), buf, 4, 0), 4);
+  EXPECT_EQ(std::string(buf, 4), "head");
+  ASSERT_TRUE(file->Grow(10 * kHugePageSize).ok());
+  EXPECT_EQ((*m)->Extend(*file, 10 * kHugePageSize).code(), absl::StatusCode::kResourceExhausted);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, MappingOnFs, ::testing::Values(Engine::kMmap, Engine::kPmem2),
+                         [](const auto& info) { return std::string(EngineName(info.param)); });
+
+TEST(MappingTmpfsTest, PmdIntentOnHugeAlwaysTmpfsIsPmdMapped) {
+  TmpfsMount mount("size=128m,huge=always");
+  SKIP_UNLESS_MOUNTED(mount);
+  auto m = MapNew(mount.dir() + "/f", {.intent = PageIntent::kPmd});
+  ASSERT_NE(m, nullptr);
+  TouchEveryPage(m->address(), m->length());
+  auto census = VerifyMapping(m->address(), m->length());
+  ASSERT_TRUE(census.ok());
+  EXPECT_GE(census->pmd_bytes, kSize * 95 / 100);
+  auto smaps = VerifyWithSmaps(m->address(), m->length());
+  ASSERT_TRUE(smaps.ok());
+  EXPECT_GE(smaps->pmd_bytes, kSize * 95 / 100) << "ShmemPmdMapped agrees with PAGEMAP_SCAN";
+}
+
+TEST(MappingTmpfsTest, PmdIntentCannotOverrideHugeNever) {
+  TmpfsMount mount("size=128m,huge=never");
+  SKIP_UNLESS_MOUNTED(mount);
+  auto m = MapNew(mount.dir() + "/f", {.intent = PageIntent::kPmd});
+  ASSERT_NE(m, nullptr);
+  TouchEveryPage(m->address(), m->length());
+  auto census = VerifyMapping(m->address(), m->length());
+  ASSERT_TRUE(census.ok());
+  EXPECT_EQ(census->pmd_bytes, 0u);
+  EXPECT_EQ(census->pte_bytes, kSize);
+}
+
+TEST(MappingTmpfsTest, ForcedCacheLineGranularityComesFromLibpmem2) {
+  TmpfsMount mount("size=16m");
+  SKIP_UNLESS_MOUNTED(mount);
+  setenv("PMEM2_FORCE_GRANULARITY", "CACHE_LINE", 1);
+  auto m = MapNew(mount.dir() + "/f", {.engine = Engine::kPmem2}, kHugePageSize);
+  unsetenv("PMEM2_FORCE_GRANULARITY");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->granularity(), Granularity::kCacheLine);
+  EXPECT_FALSE(m->map_sync()) << "forcing the granularity does not make tmpfs DAX";
+}
+
+TEST(VerifyTest, SmapsAndPagemapScanAgreeOnExt4) {
+  TempDir dir;
+  auto m = MapNew(dir.File("f"), {.intent = PageIntent::kPmd});
+  ASSERT_NE(m, nullptr);
+  TouchEveryPage(m->address(), m->length());
+  auto scan = VerifyWithPagemapScan(m->address(), m->length());
+  auto smaps = VerifyWithSmaps(m->address(), m->length());
+  ASSERT_TRUE(scan.ok() && smaps.ok());
+  EXPECT_EQ(scan->method, VerifyMethod::kPagemapScan);
+  EXPECT_EQ(smaps->method, VerifyMethod::kSmaps);
+  EXPECT_EQ(scan->pmd_bytes, smaps->pmd_bytes);
+}
+
+TEST(VerifyTest, UntouchedMappingHasNothingPresent) {
+  TempDir dir;
+  auto m = MapNew(dir.File("f"), {.intent = PageIntent::kPmd});
+  ASSERT_NE(m, nullptr);
+  auto census = VerifyMapping(m->address(), m->length());
+  ASSERT_TRUE(census.ok());
+  EXPECT_EQ(census->pmd_bytes + census->pte_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace pmstore::mapping
