@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# usage: install_test.sh BUILD_DIR EXAMPLES_DIR
+set -euo pipefail
+build=$1 examples=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+test -f "$prefix/include/pmstore/version.h"
+test -f "$prefix/lib/libpmstore.a"
+test -f "$prefix/lib/pkgconfig/pmstore.pc"
+ls "$prefix"/lib/libpmstore.so* >/dev/null
+if find "$prefix/include" -name '*.h' | xargs grep -l '#include "pmstore/\(base\|mapping\)' ; then
+  echo "FAIL: an installed header includes an internal header" >&2
+  exit 1
+fi
+
+for kind in OFF ON; do
+  cmake -S "$examples" -B "$work/ex-$kind" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+        -DPMSTORE_EXAMPLES_STATIC=$kind >/dev/null
+  ninja --quiet -C "$work/ex-$kind"
+  (cd "$work" && LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart")
+done
+# The shared build must really use the installed .so.
+LD_LIBRARY_PATH="$prefix/lib" ldd "$work/ex-OFF/quickstart" | grep -q "$prefix/lib/libpmstore.so"
+
+# pkg-config: compile the same program by hand.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+g++ -std=c++20 "$examples/quickstart.cc" -o "$work/quickstart-pc" $(pkg-config --cflags --libs pmstore)
+(cd "$work" && LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-pc")
+echo "install test: find_package (shared, static) and pkg-config builds ran"
