@@ -136,6 +136,22 @@ TEST(MappingTmpfsTest, PmdIntentOnHugeAlwaysTmpfsIsPmdMapped) {
   EXPECT_GE(smaps->pmd_bytes, kSize * 95 / 100) << "ShmemPmdMapped agrees with PAGEMAP_SCAN";
 }
 
+TEST(MappingTmpfsTest, AutoIntentTakesWhatMmapNullGivesAndCannotGrow) {
+  TmpfsMount mount("size=128m,huge=always");
+  SKIP_UNLESS_MOUNTED(mount);
+  auto file = PoolFile::Open(mount.dir() + "/f", OpenMode::kCreateExclusive, kSize);
+  ASSERT_TRUE(file.ok());
+  auto m = Mapping::Create(*file, {.intent = PageIntent::kAuto});
+  ASSERT_TRUE(m.ok()) << m.status();
+  // shmem_get_unmapped_area aligns huge tmpfs files itself, as fio relies on.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>((*m)->address()) % kHugePageSize, 0u);
+  TouchEveryPage((*m)->address(), (*m)->length());
+  auto census = VerifyMapping((*m)->address(), (*m)->length());
+  ASSERT_TRUE(census.ok());
+  EXPECT_GE(census->pmd_bytes, kSize * 95 / 100);
+  EXPECT_EQ((*m)->Extend(*file, 2 * kSize).code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(MappingTmpfsTest, PmdIntentCannotOverrideHugeNever) {
   TmpfsMount mount("size=128m,huge=never");
   SKIP_UNLESS_MOUNTED(mount);
