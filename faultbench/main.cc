@@ -6,10 +6,51 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "faultbench/compare/compare.h"
 #include "faultbench/doctor/doctor.h"
+#include "faultbench/run/run_command.h"
+#include "faultbench/workload/job_file.h"
 #include "pmstore/base/cli.h"
 
 ABSL_FLAG(bool, json, false, "doctor: print the report as JSON instead of text");
+
+// --- run and compare: fio's names and meanings ------------------------------
+ABSL_FLAG(std::string, name, "faultbench", "run: job name (files are DIR/NAME.JOB.0, as fio names them)");
+ABSL_FLAG(std::string, filename, "", "run: the file to map (exclusive with --directory)");
+ABSL_FLAG(std::string, directory, "", "run: directory for the job's files (one per --numjobs worker)");
+ABSL_FLAG(std::string, size, "", "run: bytes per job, e.g. 256M, 1G (required without a job file)");
+ABSL_FLAG(std::string, bs, "4k", "run: block size of each I/O");
+ABSL_FLAG(std::string, rw, "read", "run: read, write, randread, randwrite, randrw or rw");
+ABSL_FLAG(int, rwmixread, 50, "run: percent of reads in randrw/rw");
+ABSL_FLAG(int, numjobs, 1, "run: workers, each with its own file of --size (see --shared-file)");
+ABSL_FLAG(bool, shared_file, false, "run: the --numjobs workers split one file of --size instead");
+ABSL_FLAG(std::string, runtime, "", "run: stop after this long (30, 10s, 500ms, 2m)");
+ABSL_FLAG(bool, time_based, false, "run: repeat passes over the file until --runtime");
+ABSL_FLAG(int, loops, 1, "run: passes over the file (each covers every block once)");
+ABSL_FLAG(std::string, ramp_time, "", "run: run this long before measuring");
+ABSL_FLAG(uint64_t, randseed, 0x89, "run: seed of the random block order (fio's default 137)");
+// --- run and compare: faultbench's own ------------------------------------------
+ABSL_FLAG(std::string, mapping, "auto", "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible) or auto (as fio)");
+ABSL_FLAG(std::string, engine, "mmap", "run: mmap (memcpy) or pmem2 (libpmem2 memcpy + persist, like fio's libpmem)");
+ABSL_FLAG(bool, map_sync, false, "run: require MAP_SYNC (DAX files only)");
+ABSL_FLAG(bool, prefault, false, "run: populate every page first, then measure steady state");
+ABSL_FLAG(bool, fresh_file, false, "run: delete and recreate the file first, so no mapping state carries over");
+ABSL_FLAG(bool, strict, false, "run: exit 3 when the verified mapping differs from --mapping");
+ABSL_FLAG(std::string, cpunodebind, "", "run: run workers on these nodes' CPUs (numactl syntax, block:DEV, file:PATH)");
+ABSL_FLAG(std::string, membind, "", "run: allocate only from these nodes");
+ABSL_FLAG(std::string, preferred, "", "run: allocate from this node first");
+ABSL_FLAG(std::string, interleave, "", "run: interleave pages over these nodes");
+ABSL_FLAG(std::string, output_format, "normal", "run, compare: normal, json or csv (compare: normal or json)");
+ABSL_FLAG(std::string, output, "", "run, compare: write the report to this file instead of stdout");
+// --- compare ------------------------------------------------------------------
+ABSL_FLAG(std::string, modes, "pte,pmd", "compare: mapping modes to run (pte, pmd, auto)");
+ABSL_FLAG(std::string, engines, "", "compare: engines to run (mmap, pmem2); default: --engine");
+ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g. 'membind=0;membind=1'");
+ABSL_FLAG(int, repeat, 3, "compare: runs per variant");
+ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reproduces 4 KiB carryover)");
+ABSL_FLAG(std::string, plot, "", "compare: write an SVG bar chart (median, min-max) to this file");
 
 namespace {
 
@@ -29,6 +70,35 @@ const std::vector<Subcommand>& Subcommands() {
        "Examples:\n  faultbench doctor /mnt/pmem0\n  faultbench doctor --json /dev/shm/test.dat\n\n"
        "Exit status: 0 report printed, 2 bad usage or PATH does not exist.",
        {"json"}},
+      {"run", "run [flags] [JOB.fio]",
+       "Run a fio-style workload over mmap'd files and report what it cost and which mapping it got.",
+       "Each worker maps its file with the requested page size, issues bs-sized memcpys in\n"
+       "the order of --rw (random orders cover every block once per loop), times every I/O,\n"
+       "and reads back after the run which mapping the kernel really gave (PMD vs PTE bytes),\n"
+       "the faults it took (getrusage), where its pages live (move_pages), and dTLB misses\n"
+       "where the PMU allows. JOB.fio: a fio job file ([global] + sections); flags given on\n"
+       "the command line are the defaults beneath it.\n\n"
+       "Examples:\n"
+       "  faultbench run --directory=/mnt/t --size=1G --rw=randrw --mapping=pmd\n"
+       "  faultbench run --filename=/dev/shm/f --size=256M --rw=randread --prefault --output-format=json\n"
+       "  faultbench run --cpunodebind=block:pmem0 --preferred=block:pmem0 test.fio\n\n"
+       "Exit status: 0 done, 1 a worker failed, 2 bad usage (flag, job file, missing directory,\n"
+       "size beyond free space, unknown NUMA node), 3 --strict and the mapping differs.",
+       {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
+        "time_based", "loops", "ramp_time", "randseed", "mapping", "engine", "map-sync", "prefault", "fresh-file",
+        "strict", "cpunodebind", "membind", "preferred", "interleave", "output-format", "output"}},
+      {"compare", "compare [flags]",
+       "Run one workload per mapping mode, repeated in alternating order, and judge PMD vs PTE.",
+       "Takes run's workload flags. Each variant (mode x engine x NUMA set) runs --repeat times on a\n"
+       "fresh file, in alternating order; the table shows medians with the min-max spread, and the\n"
+       "verdict calls a difference only when the spreads do not overlap.\n\n"
+       "Example:\n"
+       "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n\n"
+       "Exit status: 0 done, 1 a run failed, 2 bad usage.",
+       {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
+        "time_based", "loops", "ramp_time", "randseed", "engine", "map-sync", "prefault", "cpunodebind", "membind",
+        "preferred", "interleave", "output-format", "output", "modes", "engines", "numa-sets", "repeat",
+        "reuse-file", "plot"}},
   };
   return kSubcommands;
 }
@@ -47,6 +117,90 @@ int RunDoctor(const std::vector<std::string>& args) {
                                                      : faultbench::doctor::RenderText(*report);
   std::fputs(text.c_str(), stdout);
   return 0;
+}
+
+// The workload flags as a job; each value goes through the job-file
+// parser so flags and job files accept and reject the same spellings.
+absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
+  faultbench::JobOptions job;
+  const std::pair<const char*, std::string> values[] = {
+      {"name", absl::GetFlag(FLAGS_name)},           {"filename", absl::GetFlag(FLAGS_filename)},
+      {"directory", absl::GetFlag(FLAGS_directory)}, {"size", absl::GetFlag(FLAGS_size)},
+      {"bs", absl::GetFlag(FLAGS_bs)},               {"rw", absl::GetFlag(FLAGS_rw)},
+      {"runtime", absl::GetFlag(FLAGS_runtime)},     {"ramp_time", absl::GetFlag(FLAGS_ramp_time)},
+      {"mapping", absl::GetFlag(FLAGS_mapping)},     {"engine", absl::GetFlag(FLAGS_engine)},
+      {"cpunodebind", absl::GetFlag(FLAGS_cpunodebind)}, {"membind", absl::GetFlag(FLAGS_membind)},
+      {"preferred", absl::GetFlag(FLAGS_preferred)}, {"interleave", absl::GetFlag(FLAGS_interleave)}};
+  for (const auto& [key, value] : values) {
+    if (value.empty()) continue;
+    if (absl::Status s = faultbench::ApplyJobOption(job, key, value); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--", key, ": ", s.message()));
+    }
+  }
+  job.rwmixread = absl::GetFlag(FLAGS_rwmixread);
+  job.numjobs = absl::GetFlag(FLAGS_numjobs);
+  job.shared_file = absl::GetFlag(FLAGS_shared_file);
+  job.time_based = absl::GetFlag(FLAGS_time_based);
+  job.loops = absl::GetFlag(FLAGS_loops);
+  job.randseed = absl::GetFlag(FLAGS_randseed);
+  job.map_sync = absl::GetFlag(FLAGS_map_sync);
+  job.prefault = absl::GetFlag(FLAGS_prefault);
+  job.fresh_file = absl::GetFlag(FLAGS_fresh_file);
+  return job;
+}
+
+int UsageError(const absl::Status& status) {
+  std::fprintf(stderr, "faultbench: %s\n", std::string(status.message()).c_str());
+  return 2;
+}
+
+int Run(const std::vector<std::string>& args) {
+  auto job = JobFromFlags();
+  if (!job.ok()) return UsageError(job.status());
+  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  if (!format.ok()) return UsageError(format.status());
+  faultbench::RunCommandConfig config;
+  config.job = *job;
+  config.args = args;
+  config.format = *format;
+  config.output_path = absl::GetFlag(FLAGS_output);
+  config.strict = absl::GetFlag(FLAGS_strict);
+  return faultbench::RunCommand(config);
+}
+
+int Compare(const std::vector<std::string>& args) {
+  if (!args.empty()) return UsageError(absl::InvalidArgumentError("compare takes no arguments, only flags"));
+  auto job = JobFromFlags();
+  if (!job.ok()) return UsageError(job.status());
+  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  if (!format.ok()) return UsageError(format.status());
+  if (*format == faultbench::OutputFormat::kCsv) {
+    return UsageError(absl::InvalidArgumentError("compare: --output-format is normal or json"));
+  }
+  faultbench::CompareConfig config;
+  config.job = *job;
+  config.format = *format;
+  config.output_path = absl::GetFlag(FLAGS_output);
+  config.plot_path = absl::GetFlag(FLAGS_plot);
+  config.repeat = absl::GetFlag(FLAGS_repeat);
+  config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
+  config.modes.clear();
+  for (absl::string_view mode : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',', absl::SkipWhitespace())) {
+    auto intent = pmstore::mapping::ParsePageIntent(std::string_view(mode.data(), mode.size()));
+    if (!intent.ok()) return UsageError(intent.status());
+    config.modes.push_back(*intent);
+  }
+  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_engines), ',', absl::SkipWhitespace())) {
+    auto engine = pmstore::mapping::ParseEngine(std::string_view(name.data(), name.size()));
+    if (!engine.ok()) return UsageError(engine.status());
+    config.engines.push_back(*engine);
+  }
+  if (!absl::GetFlag(FLAGS_numa_sets).empty()) {
+    auto sets = faultbench::ParseNumaSets(absl::GetFlag(FLAGS_numa_sets));
+    if (!sets.ok()) return UsageError(sets.status());
+    config.numa_sets = *sets;
+  }
+  return faultbench::CompareCommand(config);
 }
 
 }  // namespace
@@ -73,6 +227,8 @@ int main(int argc, char** argv) {
   }
   const std::string& name = parsed->subcommand->name;
   if (name == "doctor") return RunDoctor(parsed->args);
+  if (name == "run") return Run(parsed->args);
+  if (name == "compare") return Compare(parsed->args);
   std::fprintf(stderr, "faultbench: subcommand '%s' is not implemented\n", name.c_str());
   return 2;
 }

@@ -1,0 +1,70 @@
+// `faultbench compare`: the same workload once per mode (pte, pmd, auto),
+// engine and NUMA set, repeated, in alternating order, each on a fresh file;
+// then medians with their spread, and a verdict on PMD versus PTE that only
+// calls a difference when it exceeds the spread across repeats.
+//
+// Alternating the order (A B, B A, A B, ...) keeps a slow drift of the
+// machine (page cache, THP pool, thermal) from favouring one mode; fresh
+// files keep an earlier mode's page tables and 4 KiB entries from carrying
+// over, unless --reuse-file asks for exactly that to reproduce it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "faultbench/report/report.h"
+#include "faultbench/workload/job_options.h"
+
+namespace faultbench {
+
+struct NumaSet {
+  std::string label;  // as the user wrote it, "default" when none
+  NumaOptions options;
+};
+
+// "cpunodebind=0 membind=1;cpunodebind=0 membind=0": sets separated by ';',
+// each a space-separated list of numactl-style options.
+absl::StatusOr<std::vector<NumaSet>> ParseNumaSets(const std::string& text);
+
+struct CompareConfig {
+  JobOptions job;  // the workload; its mapping and engine are replaced per variant
+  std::vector<pmstore::mapping::PageIntent> modes = {pmstore::mapping::PageIntent::kPte,
+                                                     pmstore::mapping::PageIntent::kPmd};
+  std::vector<pmstore::mapping::Engine> engines;  // empty: the job's engine
+  std::vector<NumaSet> numa_sets;                 // empty: the job's NUMA options
+  int repeat = 3;
+  bool reuse_file = false;
+  OutputFormat format = OutputFormat::kNormal;
+  std::string output_path;
+  std::string plot_path;  // "" = no plot
+  bool progress = true;
+};
+
+// One variant's figures over its repeats.
+struct Spread {
+  double median = 0, min = 0, max = 0;
+};
+Spread SpreadOf(std::vector<double> values);
+
+struct VariantSummary {
+  pmstore::mapping::PageIntent mode = pmstore::mapping::PageIntent::kPte;
+  pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
+  std::string numa_label;
+  Spread iops, bw_bytes, p50_ns, p99_ns, faults_per_mib, pmd_share;
+  std::vector<std::string> files;
+};
+
+struct Verdict {
+  bool available = false;  // both pte and pmd were run
+  double pmd_over_pte = 0;
+  std::string text;        // "PMD faster x7.62", "no significant difference", "REGRESSION: ..."
+  std::vector<std::string> causes;  // for a regression: what the doctor found
+};
+
+// The verdict for one (engine, numa) group; `pte` and `pmd` may be null.
+Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd);
+
+int CompareCommand(const CompareConfig& config);
+
+}  // namespace faultbench

@@ -1,0 +1,50 @@
+#include "faultbench/engine/io_engine.h"
+
+#include <cstring>
+
+namespace faultbench {
+namespace {
+
+class MmapEngine : public IoEngine {
+ public:
+  explicit MmapEngine(char* base) : base_(base) {}
+  void Read(uint64_t offset, void* buffer, size_t length) override {
+    std::memcpy(buffer, base_ + offset, length);
+    // The buffer is never read by the program: keep the copy from being
+    // optimised away without adding work to it.
+    asm volatile("" : : "r"(buffer) : "memory");
+  }
+  void Write(uint64_t offset, const void* buffer, size_t length) override {
+    std::memcpy(base_ + offset, buffer, length);
+  }
+
+ private:
+  char* base_;
+};
+
+class Pmem2Engine : public IoEngine {
+ public:
+  Pmem2Engine(char* base, const pmstore::mapping::PersistOps& ops) : base_(base), ops_(ops) {}
+  void Read(uint64_t offset, void* buffer, size_t length) override {
+    std::memcpy(buffer, base_ + offset, length);
+    asm volatile("" : : "r"(buffer) : "memory");
+  }
+  void Write(uint64_t offset, const void* buffer, size_t length) override {
+    ops_.memcpy(base_ + offset, buffer, length, 0);  // 0: copy, then make durable
+  }
+
+ private:
+  char* base_;
+  pmstore::mapping::PersistOps ops_;
+};
+
+}  // namespace
+
+std::unique_ptr<IoEngine> MakeEngine(const pmstore::mapping::Mapping& mapping) {
+  if (mapping.engine() == pmstore::mapping::Engine::kPmem2 && mapping.ops().memcpy != nullptr) {
+    return std::make_unique<Pmem2Engine>(mapping.address(), mapping.ops());
+  }
+  return std::make_unique<MmapEngine>(mapping.address());
+}
+
+}  // namespace faultbench

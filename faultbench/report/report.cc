@@ -1,0 +1,82 @@
+#include "faultbench/report/report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace faultbench {
+namespace {
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+double P(const DirectionFigures& f, size_t i) {
+  return i < f.clat_ns.percentiles.size() ? f.clat_ns.percentiles[i].second : 0.0;
+}
+
+}  // namespace
+
+absl::StatusOr<OutputFormat> ParseOutputFormat(std::string_view name) {
+  if (name == "normal") return OutputFormat::kNormal;
+  if (name == "json") return OutputFormat::kJson;
+  if (name == "csv") return OutputFormat::kCsv;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown --output-format '", std::string(name), "': use normal, json or csv"));
+}
+
+DirectionFigures Figures(const DirectionStats& stats, double runtime_s, double ns_per_tick) {
+  DirectionFigures f;
+  f.ios = stats.ios;
+  f.bytes = stats.bytes;
+  f.runtime_s = runtime_s;
+  if (runtime_s > 0) {
+    f.iops = static_cast<double>(stats.ios) / runtime_s;
+    f.bw_bytes = static_cast<double>(stats.bytes) / runtime_s;
+  }
+  f.clat_ns = stats.latency.Summarize(ns_per_tick, FioPercentiles());
+  return f;
+}
+
+std::string RenderCsv(const RunResult& run) {
+  // Percentile indexes in FioPercentiles(): 6 = p50, 12 = p99.
+  std::string out =
+      "jobname,worker,file,rw,bs,mapping,engine,read_iops,read_bw_kib,read_p50_ns,read_p99_ns,write_iops,"
+      "write_bw_kib,write_p50_ns,write_p99_ns,runtime_ms,usr_cpu,sys_cpu,ctx,majf,minf,faults_per_mib,"
+      "pmd_bytes,pte_bytes,verify_method,error\n";
+  for (const WorkerResult& w : run.workers) {
+    const PhaseResult& t = w.total;
+    const DirectionFigures r = Figures(t.read, t.runtime_s, w.ns_per_tick);
+    const DirectionFigures wr = Figures(t.write, t.runtime_s, w.ns_per_tick);
+    const double run_s = t.runtime_s > 0 ? t.runtime_s : 1;
+    absl::StrAppendFormat(
+        &out, "%s,%d,%s,%s,%d,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.2f,%d,%d,%d,%.4f,%s,%s,%s,%s\n",
+        CsvField(w.job.name), w.worker_index, CsvField(w.file), RwModeName(w.job.rw), w.job.bs,
+        pmstore::mapping::PageIntentName(w.job.mapping), pmstore::mapping::EngineName(w.job.engine), r.iops,
+        r.bw_bytes / 1024, P(r, 6), P(r, 12), wr.iops, wr.bw_bytes / 1024, P(wr, 6), P(wr, 12), t.runtime_s * 1000,
+        t.rusage.user_s / run_s * 100, t.rusage.system_s / run_s * 100, t.rusage.context_switches,
+        t.rusage.major_faults, t.rusage.minor_faults, t.FaultsPerMib(),
+        w.mapping.verified ? absl::StrCat(w.mapping.census.pmd_bytes) : "",
+        w.mapping.verified ? absl::StrCat(w.mapping.census.pte_bytes) : "",
+        w.mapping.verified ? std::string(pmstore::mapping::VerifyMethodName(w.mapping.census.method)) : "unavailable",
+        CsvField(w.error));
+  }
+  return out;
+}
+
+std::string RenderRun(const RunResult& run, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kNormal: return RenderText(run);
+    case OutputFormat::kJson: return RunToJson(run).dump(2) + "\n";
+    case OutputFormat::kCsv: return RenderCsv(run);
+  }
+  return RenderText(run);
+}
+
+}  // namespace faultbench

@@ -1,0 +1,129 @@
+// The human summary: fio's layout for what fio prints, then faultbench's
+// own lines (mapping, numa, phases, tlb) and the taint list.
+#include <unistd.h>
+
+#include <ctime>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "faultbench/report/report.h"
+#include "pmstore/base/units.h"
+
+namespace faultbench {
+namespace {
+
+using pmstore::base::FormatBytes;
+
+// fio's compact numbers: 447k, 1234, 1.2M.
+std::string Compact(double value) {
+  if (value >= 1e9) return absl::StrFormat("%.1fG", value / 1e9);
+  if (value >= 1e6) return absl::StrFormat("%.1fM", value / 1e6);
+  if (value >= 1e4) return absl::StrFormat("%.0fk", value / 1e3);
+  return absl::StrFormat("%.0f", value);
+}
+
+std::string Bandwidth(double bytes_per_s) {
+  if (bytes_per_s >= 1024.0 * 1024 * 1024 * 10) return absl::StrFormat("%.1fGiB/s", bytes_per_s / (1 << 30));
+  if (bytes_per_s >= 1024.0 * 1024) return absl::StrFormat("%.0fMiB/s", bytes_per_s / (1 << 20));
+  return absl::StrFormat("%.0fKiB/s", bytes_per_s / 1024);
+}
+
+std::string CpuList(const std::vector<int>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    absl::StrAppend(&out, out.empty() ? "" : ",", cpus[i]);
+    if (j > i) absl::StrAppend(&out, "-", cpus[j]);
+    i = j + 1;
+  }
+  return out.empty() ? "-" : out;
+}
+
+void AppendDirection(std::string& out, const char* name, const DirectionFigures& f) {
+  if (f.ios == 0) return;
+  absl::StrAppendFormat(&out, "  %s: IOPS=%s, BW=%s (%.0fMB/s)(%s/%.0fmsec)\n", name, Compact(f.iops),
+                        Bandwidth(f.bw_bytes), f.bw_bytes / 1e6, FormatBytes(f.bytes), f.runtime_s * 1000);
+  const auto& c = f.clat_ns;
+  absl::StrAppendFormat(&out, "    clat (nsec): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f\n", c.min, c.max, c.mean,
+                        c.stddev);
+  absl::StrAppend(&out, "     clat percentiles (nsec):\n");
+  for (size_t i = 0; i < c.percentiles.size(); ++i) {
+    if (i % 4 == 0) absl::StrAppend(&out, "     |");
+    absl::StrAppendFormat(&out, " %6.2fth=[%7.0f]%s", c.percentiles[i].first, c.percentiles[i].second,
+                          i + 1 == c.percentiles.size() ? "\n" : (i % 4 == 3 ? ",\n" : ","));
+  }
+}
+
+std::string Optional(const std::optional<uint64_t>& v) { return v ? absl::StrCat(*v) : "unavailable"; }
+
+void AppendWorker(std::string& out, const WorkerResult& w) {
+  const PhaseResult& t = w.total;
+  absl::StrAppendFormat(&out, "%s: (groupid=%d, jobs=1): err=%2d: worker=%d: file=%s\n", w.job.name, w.job_index,
+                        w.error.empty() ? 0 : 1, w.worker_index, w.file);
+  if (!w.error.empty()) {
+    absl::StrAppend(&out, "  error        : ", w.error, "\n");
+    return;
+  }
+  AppendDirection(out, " read", Figures(t.read, t.runtime_s, w.ns_per_tick));
+  AppendDirection(out, "write", Figures(t.write, t.runtime_s, w.ns_per_tick));
+  const double run = t.runtime_s > 0 ? t.runtime_s : 1;
+  absl::StrAppendFormat(&out, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n",
+                        t.rusage.user_s / run * 100, t.rusage.system_s / run * 100, t.rusage.context_switches,
+                        t.rusage.major_faults, t.rusage.minor_faults);
+  const MappingOutcome& m = w.mapping;
+  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s\n",
+                        pmstore::mapping::PageIntentName(m.requested), pmstore::mapping::EngineName(m.engine),
+                        m.granularity, m.map_sync ? "yes" : "no", m.dax ? "yes" : "no");
+  if (m.verified) {
+    absl::StrAppendFormat(&out, "  verified     : pmd=%s (%.1f%%) pte=%s [%s], %.2f faults/MiB\n",
+                          FormatBytes(m.census.pmd_bytes), m.PmdShare() * 100, FormatBytes(m.census.pte_bytes),
+                          pmstore::mapping::VerifyMethodName(m.census.method), t.FaultsPerMib());
+  } else {
+    absl::StrAppendFormat(&out, "  verified     : unavailable (%s), %.2f faults/MiB\n", m.verify_error,
+                          t.FaultsPerMib());
+  }
+  std::string nodes;
+  for (const auto& [node, pages] : w.numa.placement.pages_by_node) {
+    absl::StrAppend(&nodes, nodes.empty() ? "" : " ", node < 0 ? std::string("absent") : absl::StrCat(node), "=",
+                    pages);
+  }
+  absl::StrAppendFormat(&out, "  numa         : cpus=%s policy=%s%s pages by node: %s (%d sampled)\n",
+                        CpuList(w.numa.cpus), MemPolicyName(w.numa.policy),
+                        w.numa.nodes.empty() ? "" : absl::StrCat(":", absl::StrJoin(w.numa.nodes, ",")),
+                        nodes.empty() ? "-" : nodes, w.numa.placement.sampled);
+  for (const PhaseResult& p : w.phases) {
+    const DirectionFigures r = Figures(p.read, p.runtime_s, w.ns_per_tick);
+    const DirectionFigures wr = Figures(p.write, p.runtime_s, w.ns_per_tick);
+    absl::StrAppendFormat(&out,
+                          "  phase %-7s: %.3fs, read IOPS=%s p99=%.0fns, write IOPS=%s p99=%.0fns, minf=%d, "
+                          "%.2f faults/MiB\n",
+                          p.name, p.runtime_s, Compact(r.iops),
+                          r.clat_ns.percentiles.empty() ? 0.0 : r.clat_ns.percentiles[12].second, Compact(wr.iops),
+                          wr.clat_ns.percentiles.empty() ? 0.0 : wr.clat_ns.percentiles[12].second,
+                          p.rusage.minor_faults, p.FaultsPerMib());
+  }
+  absl::StrAppendFormat(&out, "  tlb          : dTLB-load-misses=%s dTLB-store-misses=%s page-faults=%s\n",
+                        Optional(t.perf.dtlb_load_misses), Optional(t.perf.dtlb_store_misses),
+                        Optional(t.perf.page_faults));
+  if (m.DiffersFromRequest()) {
+    absl::StrAppendFormat(&out, "  WARNING      : asked for %s mappings but the kernel mapped %.1f%% with PMD\n",
+                          pmstore::mapping::PageIntentName(m.requested), m.PmdShare() * 100);
+    for (const auto& reason : w.doctor_reasons) absl::StrAppend(&out, "                 doctor: ", reason, "\n");
+  }
+}
+
+}  // namespace
+
+std::string RenderText(const RunResult& run) {
+  std::string out;
+  for (const WorkerResult& w : run.workers) AppendWorker(out, w);
+  if (!run.taint.empty()) {
+    absl::StrAppend(&out, "\nTaint (numbers may not compare with a clean bare-metal run):\n");
+    for (const auto& line : run.taint) absl::StrAppend(&out, "  - ", line, "\n");
+  }
+  return out;
+}
+
+}  // namespace faultbench

@@ -1,0 +1,77 @@
+// What one worker measured: plain data handed from the run to the
+// reporters (report/), which never see the run loop.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "faultbench/measure/counters.h"
+#include "faultbench/measure/latency_histogram.h"
+#include "faultbench/numa/numa_policy.h"
+#include "faultbench/workload/job_options.h"
+#include "pmstore/mapping/verify.h"
+
+namespace faultbench {
+
+struct DirectionStats {
+  uint64_t ios = 0;
+  uint64_t bytes = 0;
+  LatencyHistogram latency;  // in clock ticks; see WorkerResult::ns_per_tick
+};
+
+// One measured stretch of a worker's run.
+struct PhaseResult {
+  std::string name;        // "fault", "steady" or "all"
+  double runtime_s = 0;    // wall time of the phase
+  DirectionStats read, write;
+  uint64_t bytes_first_touched = 0;  // distinct bytes this phase touched for the first time
+  uint64_t bytes_accessed = 0;       // distinct bytes touched, capped at the worker's range
+  RusageSnapshot rusage;
+  PerfSnapshot perf;
+
+  // Faults (minor + major) per MiB of distinct bytes accessed in the phase.
+  double FaultsPerMib() const;
+};
+
+struct MappingOutcome {
+  pmstore::mapping::PageIntent requested = pmstore::mapping::PageIntent::kAuto;
+  pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
+  std::string granularity;  // "page", "cache_line", "byte"
+  bool map_sync = false;
+  bool dax = false;
+  bool verified = false;    // census below is valid
+  std::string verify_error; // why not, when !verified
+  pmstore::mapping::MappingCensus census;
+  double PmdShare() const;  // pmd / (pmd + pte), 0 when nothing is present
+  // True when the verified mapping contradicts the request (pmd asked and
+  // < 95% PMD, or pte asked and any PMD).
+  bool DiffersFromRequest() const;
+};
+
+struct NumaOutcome {
+  std::vector<int> cpus;  // the worker's CPU affinity while it ran
+  MemPolicy policy = MemPolicy::kDefault;
+  std::vector<int> nodes;
+  PagePlacement placement;
+};
+
+struct WorkerResult {
+  JobOptions job;
+  int job_index = 0;     // position of the job (section) in the run
+  int worker_index = 0;  // 0..numjobs-1 within the job
+  std::string file;
+  uint64_t range_bytes = 0;  // bytes of the file this worker covers
+  double ns_per_tick = 1.0;
+
+  PhaseResult total;  // every measured I/O (after ramp); fio's job-level numbers
+  std::vector<PhaseResult> phases;  // fault then steady, when both exist
+  MappingOutcome mapping;
+  NumaOutcome numa;
+  std::string perf_unavailable;  // why dTLB counters are missing; "" when present
+  std::vector<std::string> doctor_reasons;  // when the mapping differs from the request
+  std::string error;  // non-empty: the worker failed, other fields may be partial
+};
+
+}  // namespace faultbench

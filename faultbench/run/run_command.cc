@@ -1,0 +1,71 @@
+#include "faultbench/run/run_command.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "faultbench/run/runner.h"
+#include "faultbench/workload/job_file.h"
+
+namespace faultbench {
+namespace {
+
+int UsageError(const absl::Status& status) {
+  std::fprintf(stderr, "faultbench: %s\n", std::string(status.message()).c_str());
+  return 2;
+}
+
+}  // namespace
+
+int RunCommand(const RunCommandConfig& config) {
+  std::vector<JobOptions> jobs;
+  if (config.args.size() > 1) {
+    return UsageError(absl::InvalidArgumentError("run takes at most one job file (see 'faultbench help run')"));
+  }
+  if (config.args.size() == 1) {
+    auto parsed = ReadJobFile(config.args[0], config.job);
+    if (!parsed.ok()) return UsageError(parsed.status());
+    jobs = std::move(*parsed);
+  } else {
+    jobs.push_back(config.job);
+  }
+  // Open the output before running, so a bad path costs no run.
+  std::FILE* out = stdout;
+  if (!config.output_path.empty()) {
+    out = std::fopen(config.output_path.c_str(), "w");
+    if (out == nullptr) {
+      return UsageError(absl::InvalidArgumentError("--output: cannot write " + config.output_path));
+    }
+  }
+  RunSettings settings;
+  settings.progress = config.progress;
+  auto run = ExecuteJobs(jobs, settings);
+  if (!run.ok()) {
+    if (out != stdout) std::fclose(out);
+    return UsageError(run.status());
+  }
+  const std::string text = RenderRun(*run, config.format);
+  std::fputs(text.c_str(), out);
+  if (out != stdout) std::fclose(out);
+
+  int status = 0;
+  for (const WorkerResult& w : run->workers) {
+    if (!w.error.empty()) {
+      std::fprintf(stderr, "faultbench: job '%s' worker %d: %s\n", w.job.name.c_str(), w.worker_index,
+                   w.error.c_str());
+      status = 1;
+    }
+  }
+  if (status == 0 && config.strict) {
+    for (const WorkerResult& w : run->workers) {
+      if (w.mapping.DiffersFromRequest()) {
+        std::fprintf(stderr, "faultbench: --strict: job '%s' asked for %s but %.1f%% of it is PMD-mapped\n",
+                     w.job.name.c_str(), std::string(pmstore::mapping::PageIntentName(w.mapping.requested)).c_str(),
+                     w.mapping.PmdShare() * 100);
+        status = 3;
+      }
+    }
+  }
+  return status;
+}
+
+}  // namespace faultbench

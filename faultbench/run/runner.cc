@@ -1,0 +1,191 @@
+#include "faultbench/run/runner.h"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <latch>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "faultbench/doctor/doctor.h"
+#include "faultbench/measure/tick_clock.h"
+#include "faultbench/run/worker.h"
+#include "pmstore/base/status_macros.h"
+#include "pmstore/base/units.h"
+
+namespace faultbench {
+namespace {
+
+using pmstore::base::FormatBytes;
+using pmstore::base::kHugePageSize;
+using pmstore::base::RoundUp;
+
+std::string DirectoryOf(const JobOptions& job) {
+  if (!job.directory.empty()) return job.directory;
+  const std::filesystem::path parent = std::filesystem::path(job.filename).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+// Files the jobs will create or grow, by directory: bytes still to allocate.
+absl::Status CheckSpace(const std::vector<JobOptions>& jobs) {
+  std::map<std::string, uint64_t> needed;  // directory -> bytes
+  std::map<std::string, bool> seen_file;
+  for (const JobOptions& job : jobs) {
+    const int files = job.shared_file ? 1 : job.numjobs;
+    for (int i = 0; i < files; ++i) {
+      const std::string path = WorkerFilePath(job, i);
+      if (seen_file[path]) continue;
+      seen_file[path] = true;
+      const uint64_t want = RoundUp(job.size, kHugePageSize);
+      struct stat st;
+      const uint64_t have = (!job.fresh_file && stat(path.c_str(), &st) == 0) ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
+      if (want > have) needed[DirectoryOf(job)] += want - have;
+    }
+  }
+  for (const auto& [dir, bytes] : needed) {
+    struct statvfs vfs;
+    if (statvfs(dir.c_str(), &vfs) != 0) continue;  // reported by the directory check
+    const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    if (bytes > free_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat("--size: the run needs ", FormatBytes(bytes), " in ", dir,
+                                                       " but only ", FormatBytes(free_bytes), " is free"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// One updating line on stderr while the run lasts more than 2 s.
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, const std::vector<std::unique_ptr<std::atomic<uint64_t>>>& counters)
+      : counters_(counters) {
+    if (enabled && isatty(STDERR_FILENO)) thread_ = std::thread([this] { Loop(); });
+  }
+  ~ProgressLine() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void Loop() {
+    const auto start = std::chrono::steady_clock::now();
+    uint64_t last = 0;
+    bool printed = false;
+    while (!done_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      uint64_t ios = 0;
+      for (const auto& c : counters_) ios += c->load(std::memory_order_relaxed);
+      if (elapsed >= 2.0 && !done_) {
+        std::fprintf(stderr, "\rfaultbench: %.0fs elapsed, %s I/Os, %.0f IOPS   ", elapsed,
+                     absl::StrCat(ios).c_str(), static_cast<double>(ios - last) * 2.0);
+        printed = true;
+      }
+      last = ios;
+    }
+    if (printed) std::fprintf(stderr, "\r%80s\r", "");
+  }
+
+  const std::vector<std::unique_ptr<std::atomic<uint64_t>>>& counters_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+absl::Status PreflightJobs(const std::vector<JobOptions>& jobs) {
+  if (jobs.empty()) return absl::InvalidArgumentError("no job to run");
+  for (const JobOptions& job : jobs) {
+    PMSTORE_RETURN_IF_ERROR(ValidateJob(job));
+    const std::string dir = DirectoryOf(job);
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return absl::NotFoundError(absl::StrCat("directory ", dir, " does not exist"));
+    }
+    if (access(dir.c_str(), W_OK) != 0) {
+      return absl::PermissionDeniedError(absl::StrCat("directory ", dir, " is not writable"));
+    }
+    PMSTORE_RETURN_IF_ERROR(ResolveNuma(job.numa).status());
+  }
+  return CheckSpace(jobs);
+}
+
+absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const RunSettings& settings) {
+  PMSTORE_RETURN_IF_ERROR(PreflightJobs(jobs));
+  RunResult run;
+  run.machine = ReadMachineState();
+  run.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
+
+  std::vector<WorkerContext> contexts;
+  std::vector<std::unique_ptr<std::latch>> file_latches;
+  std::vector<std::unique_ptr<std::atomic<uint64_t>>> counters;
+  int workers = 0;
+  for (const JobOptions& job : jobs) workers += job.numjobs;
+  std::latch start_line(workers);
+  if (settings.offset_logs != nullptr) settings.offset_logs->assign(static_cast<size_t>(workers), {});
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    PMSTORE_ASSIGN_OR_RETURN(ResolvedNuma numa, ResolveNuma(jobs[j].numa));
+    std::latch* file_ready = nullptr;
+    if (jobs[j].shared_file) {
+      file_latches.push_back(std::make_unique<std::latch>(1));
+      file_ready = file_latches.back().get();
+    }
+    for (int w = 0; w < jobs[j].numjobs; ++w) {
+      counters.push_back(std::make_unique<std::atomic<uint64_t>>(0));
+      WorkerContext c;
+      c.job = &jobs[j];
+      c.job_index = static_cast<int>(j);
+      c.worker_index = w;
+      c.numa = numa;
+      c.use_tsc = InvariantTscAvailable();
+      c.file_ready = file_ready;
+      c.start_line = &start_line;
+      c.progress = counters.back().get();
+      if (settings.offset_logs != nullptr) c.offset_log = &(*settings.offset_logs)[contexts.size()];
+      contexts.push_back(c);
+    }
+  }
+
+  run.workers.resize(contexts.size());
+  const uint64_t start_ns = MonotonicNs();
+  {
+    ProgressLine progress(settings.progress, counters);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < contexts.size(); ++i) {
+      threads.emplace_back([&, i] { run.workers[i] = RunWorker(contexts[i]); });
+    }
+    for (auto& t : threads) t.join();
+  }
+  run.wall_s = static_cast<double>(MonotonicNs() - start_ns) / 1e9;
+
+  double busy_s = 0;
+  for (WorkerResult& w : run.workers) {
+    busy_s += w.total.rusage.user_s + w.total.rusage.system_s;
+    if (w.error.empty() && w.mapping.DiffersFromRequest()) {
+      auto report = doctor::Examine(w.file);
+      if (report.ok()) {
+        for (const auto& blocker : report->blockers) w.doctor_reasons.push_back(blocker.reason);
+        for (const auto& warning : report->warnings) w.doctor_reasons.push_back(warning);
+      }
+      if (w.doctor_reasons.empty()) {
+        w.doctor_reasons.push_back("the doctor finds no blocker for this path: see 'faultbench doctor " + w.file + "'");
+      }
+    }
+  }
+  double longest = 0;
+  for (const WorkerResult& w : run.workers) longest = std::max(longest, w.total.runtime_s);
+  const double busy_fraction = longest > 0 ? busy_s / (longest * run.machine.online_cpus) : 0;
+  run.taint = TaintLines(run.machine, busy_fraction);
+  return run;
+}
+
+}  // namespace faultbench

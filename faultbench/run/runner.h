@@ -1,0 +1,44 @@
+// Runs a set of jobs: checks them against the machine, starts every worker
+// of every job at once (as fio runs job sections in parallel), waits for
+// them and gathers their results with the machine's taint.
+//
+// Everything that can be known before a worker starts is checked first and
+// returned as an error, so a bad run fails in one line before touching any
+// file: InvalidArgument (bad option, unknown NUMA node), NotFound (missing
+// directory), ResourceExhausted (the files do not fit in the free space).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "faultbench/measure/taint.h"
+#include "faultbench/run/job_result.h"
+#include "faultbench/workload/job_options.h"
+
+namespace faultbench {
+
+struct RunSettings {
+  // One updating progress line on stderr for runs longer than 2 s, when
+  // stderr is a terminal.
+  bool progress = true;
+  // Tests: when set, receives the block offsets of every measured I/O,
+  // one vector per worker in the order of RunResult::workers.
+  std::vector<std::vector<uint64_t>>* offset_logs = nullptr;
+};
+
+struct RunResult {
+  std::vector<WorkerResult> workers;  // job by job, worker by worker
+  MachineState machine;
+  std::vector<std::string> taint;
+  int64_t timestamp_ms = 0;  // wall clock at the start
+  double wall_s = 0;
+};
+
+// Checks `jobs` against the machine without running anything.
+absl::Status PreflightJobs(const std::vector<JobOptions>& jobs);
+
+absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const RunSettings& settings);
+
+}  // namespace faultbench

@@ -1,0 +1,336 @@
+#include "faultbench/run/worker.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "faultbench/engine/io_engine.h"
+#include "faultbench/measure/tick_clock.h"
+#include "faultbench/workload/block_order.h"
+#include "pmstore/base/errno_status.h"
+#include "pmstore/base/status_macros.h"
+#include "pmstore/mapping/mapping.h"
+#include "pmstore/mapping/pool_file.h"
+#include "pmstore/mapping/verify.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+namespace faultbench {
+namespace {
+
+using pmstore::mapping::Mapping;
+using pmstore::mapping::PoolFile;
+
+std::optional<uint64_t> Sum(std::optional<uint64_t> a, std::optional<uint64_t> b) {
+  if (!a || !b) return std::nullopt;
+  return *a + *b;
+}
+
+// Adds `phase` into `total`; the first phase added sets the perf counters
+// (a counter missing in any phase is missing in the total).
+void AddPhase(PhaseResult& total, const PhaseResult& phase, bool first) {
+  total.runtime_s += phase.runtime_s;
+  for (auto [into, from] : {std::pair{&total.read, &phase.read}, std::pair{&total.write, &phase.write}}) {
+    into->ios += from->ios;
+    into->bytes += from->bytes;
+    into->latency.Merge(from->latency);
+  }
+  total.rusage.user_s += phase.rusage.user_s;
+  total.rusage.system_s += phase.rusage.system_s;
+  total.rusage.minor_faults += phase.rusage.minor_faults;
+  total.rusage.major_faults += phase.rusage.major_faults;
+  total.rusage.context_switches += phase.rusage.context_switches;
+  total.perf = first ? phase.perf
+                     : PerfSnapshot{Sum(total.perf.dtlb_load_misses, phase.perf.dtlb_load_misses),
+                                    Sum(total.perf.dtlb_store_misses, phase.perf.dtlb_store_misses),
+                                    Sum(total.perf.page_faults, phase.perf.page_faults)};
+  total.bytes_first_touched += phase.bytes_first_touched;
+}
+
+constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kCheckEvery = 64;  // I/Os between deadline checks and progress updates
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+// Everything a worker holds while it runs; destroyed in reverse order, so
+// the mapping goes before the file.
+class Worker {
+ public:
+  explicit Worker(const WorkerContext& context) : ctx_(context), job_(*context.job) {}
+
+  absl::Status SetUp(WorkerResult& result);
+  void Measure(WorkerResult& result);
+  void ReadBack(WorkerResult& result);
+
+ private:
+  absl::Status OpenFile(WorkerResult& result);
+  // Issues up to `max_ios` I/Os, stopping early at `deadline_ns` (monotonic);
+  // returns how many were issued.
+  uint64_t RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase);
+  template <typename Body>
+  void TimedPhase(PhaseResult& phase, Body body);
+  bool NextIsRead() {
+    if (read_percent_ >= 100) return true;
+    if (read_percent_ <= 0) return false;
+    rng_ ^= rng_ << 13;
+    rng_ ^= rng_ >> 7;
+    rng_ ^= rng_ << 17;
+    return static_cast<int>(rng_ % 100) < read_percent_;
+  }
+
+  const WorkerContext& ctx_;
+  const JobOptions& job_;
+  std::unique_ptr<PoolFile> file_;
+  std::unique_ptr<Mapping> mapping_;
+  std::unique_ptr<IoEngine> engine_;
+  std::unique_ptr<char, FreeDeleter> buffer_;
+  std::unique_ptr<ThreadPerfCounters> perf_;
+  BlockOrder order_ = BlockOrder::Sequential(1);
+  uint64_t base_offset_ = 0;
+  uint64_t blocks_ = 0;
+  int read_percent_ = 100;
+  uint64_t rng_ = 0;
+};
+
+absl::Status Worker::OpenFile(WorkerResult& result) {
+  const bool creator = !job_.shared_file || ctx_.worker_index == 0;
+  result.file = WorkerFilePath(job_, ctx_.worker_index);
+  absl::Status status;
+  if (creator && job_.fresh_file && unlink(result.file.c_str()) != 0 && errno != ENOENT) {
+    status = pmstore::base::ErrnoStatus(errno, "unlink (--fresh-file)", result.file);
+  }
+  if (!creator && ctx_.file_ready != nullptr) ctx_.file_ready->wait();
+  if (status.ok()) {
+    auto file = PoolFile::Open(result.file, pmstore::mapping::OpenMode::kCreateOrOpen, job_.size);
+    if (file.ok()) {
+      file_ = std::make_unique<PoolFile>(std::move(*file));
+      if (file_->size() < job_.size) status = file_->Grow(job_.size);
+    } else {
+      status = file.status();
+    }
+  }
+  if (creator && ctx_.file_ready != nullptr) ctx_.file_ready->count_down();
+  return status;
+}
+
+absl::Status Worker::SetUp(WorkerResult& result) {
+  // Placement first: the file's pages (tmpfs allocates them at fallocate)
+  // and the page tables must come from the policy's nodes.
+  PMSTORE_RETURN_IF_ERROR(ApplyNuma(ctx_.numa));
+  result.numa.cpus = AllowedCpus();
+  result.numa.policy = ctx_.numa.policy;
+  result.numa.nodes = ctx_.numa.mem_nodes;
+
+  PMSTORE_RETURN_IF_ERROR(OpenFile(result));
+  pmstore::mapping::MapOptions options;
+  options.intent = job_.mapping;
+  options.engine = job_.engine;
+  options.map_sync = job_.map_sync;
+  PMSTORE_ASSIGN_OR_RETURN(mapping_, Mapping::Create(*file_, options));
+  engine_ = MakeEngine(*mapping_);
+  result.mapping.requested = job_.mapping;
+  result.mapping.engine = job_.engine;
+  result.mapping.granularity = std::string(pmstore::mapping::GranularityName(mapping_->granularity()));
+  result.mapping.map_sync = mapping_->map_sync();
+  result.mapping.dax = mapping_->dax();
+
+  blocks_ = BlocksPerWorker(job_);
+  base_offset_ = job_.shared_file ? static_cast<uint64_t>(ctx_.worker_index) * blocks_ * job_.bs : 0;
+  result.range_bytes = blocks_ * job_.bs;
+  // Each worker of a job gets its own order, as fio seeds each clone apart.
+  const uint64_t seed = job_.randseed + static_cast<uint64_t>(ctx_.worker_index) * 0x9E3779B9ull;
+  order_ = IsRandom(job_.rw) ? BlockOrder::Random(blocks_, seed) : BlockOrder::Sequential(blocks_);
+  read_percent_ = ReadPercent(job_.rw, job_.rwmixread);
+  rng_ = (seed * 0x2545F4914F6CDD1Dull) | 1;
+
+  void* buffer = nullptr;
+  if (posix_memalign(&buffer, 4096, job_.bs) != 0) return absl::ResourceExhaustedError("cannot allocate the I/O buffer");
+  buffer_.reset(static_cast<char*>(buffer));
+  // Non-zero data, so writes are not special-cased anywhere below us.
+  for (uint64_t i = 0; i < job_.bs; ++i) buffer_.get()[i] = static_cast<char>((i * 131 + seed) | 1);
+  perf_ = std::make_unique<ThreadPerfCounters>();
+  result.perf_unavailable = perf_->unavailable_reason();
+  return absl::OkStatus();
+}
+
+template <typename Body>
+void Worker::TimedPhase(PhaseResult& phase, Body body) {
+  const RusageSnapshot rusage_before = ThreadRusage();
+  const PerfSnapshot perf_before = perf_->Read();
+  const uint64_t start = MonotonicNs();
+  body();
+  phase.runtime_s = static_cast<double>(MonotonicNs() - start) / 1e9;
+  phase.perf = perf_->Read() - perf_before;
+  phase.rusage = ThreadRusage() - rusage_before;
+}
+
+uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase) {
+  const bool tsc = ctx_.use_tsc;
+  const uint64_t bs = job_.bs;
+  char* buffer = buffer_.get();
+  uint64_t done = 0;
+  uint64_t t0 = ReadTicks(tsc);
+  while (done < max_ios) {
+    if (done % kCheckEvery == 0 && done != 0) {
+      if (ctx_.progress != nullptr) ctx_.progress->fetch_add(kCheckEvery, std::memory_order_relaxed);
+      if (deadline_ns != kNoLimit && MonotonicNs() >= deadline_ns) break;
+      t0 = ReadTicks(tsc);  // the check is not part of the next I/O
+    }
+    const uint64_t offset = order_.Next() * bs;
+    if (ctx_.offset_log != nullptr) ctx_.offset_log->push_back(offset);
+    DirectionStats* stats;
+    if (NextIsRead()) {
+      engine_->Read(base_offset_ + offset, buffer, bs);
+      stats = &phase.read;
+    } else {
+      engine_->Write(base_offset_ + offset, buffer, bs);
+      stats = &phase.write;
+    }
+    const uint64_t t1 = ReadTicks(tsc);
+    stats->latency.Record(t1 - t0);
+    ++stats->ios;
+    t0 = t1;
+    ++done;
+  }
+  phase.read.bytes = phase.read.ios * bs;
+  phase.write.bytes = phase.write.ios * bs;
+  return done;
+}
+
+void Worker::Measure(WorkerResult& result) {
+  TickCalibration calibration(ctx_.use_tsc);
+  calibration.Start();
+  const uint64_t range = blocks_ * job_.bs;
+  PhaseResult fault{.name = "fault"};
+  PhaseResult steady{.name = "steady"};
+
+  if (job_.prefault) {
+    // First touch of every page, as one system call: the fault phase is
+    // the kernel's work alone, the I/O phase after it is steady state.
+    const int advice = ReadPercent(job_.rw, job_.rwmixread) == 100 ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
+    TimedPhase(fault, [&] {
+      char* start = mapping_->address() + base_offset_;
+      if (madvise(start, range, advice) != 0) {
+        // Older kernels: touch one byte per page with the same access kind.
+        for (uint64_t off = 0; off < range; off += 4096) {
+          if (advice == MADV_POPULATE_READ) {
+            volatile char sink = start[off];
+            (void)sink;
+          } else {
+            start[off] = start[off];
+          }
+        }
+      }
+    });
+    fault.bytes_first_touched = fault.bytes_accessed = range;
+  }
+
+  const uint64_t now = MonotonicNs();
+  if (job_.ramp_time_s > 0) {
+    PhaseResult ramp;
+    RunSpan(kNoLimit, now + static_cast<uint64_t>(job_.ramp_time_s * 1e9), ramp);
+  }
+  const uint64_t measure_start = MonotonicNs();
+  const uint64_t deadline =
+      job_.runtime_s > 0 ? measure_start + static_cast<uint64_t>(job_.runtime_s * 1e9) : kNoLimit;
+  uint64_t budget = job_.time_based ? kNoLimit : static_cast<uint64_t>(job_.loops) * blocks_;
+
+  if (!job_.prefault && order_.pass() == 0) {
+    // The rest of the first pass touches each block for the first time.
+    const uint64_t first_pass = std::min(budget, blocks_ - order_.emitted());
+    uint64_t done = 0;
+    TimedPhase(fault, [&] { done = RunSpan(first_pass, deadline, fault); });
+    fault.bytes_first_touched = fault.bytes_accessed = done * job_.bs;
+    budget -= done;
+  }
+  if (budget > 0 && (deadline == kNoLimit || MonotonicNs() < deadline)) {
+    uint64_t done = 0;
+    TimedPhase(steady, [&] { done = RunSpan(budget, deadline, steady); });
+    steady.bytes_accessed = std::min(done, blocks_) * job_.bs;
+  }
+  calibration.Stop();
+  result.ns_per_tick = calibration.NsPerTick();
+
+  // fio's job-level numbers cover the measured I/O: with --prefault that is
+  // the steady phase only, otherwise both.
+  PhaseResult& total = result.total;
+  total.name = "all";
+  std::vector<const PhaseResult*> counted;
+  if (!job_.prefault) counted.push_back(&fault);
+  counted.push_back(&steady);
+  for (size_t i = 0; i < counted.size(); ++i) AddPhase(total, *counted[i], i == 0);
+  total.bytes_accessed = std::min(range, std::max(fault.bytes_accessed, steady.bytes_accessed));
+  if (job_.prefault || steady.read.ios + steady.write.ios > 0) {
+    result.phases.push_back(std::move(fault));
+    result.phases.push_back(std::move(steady));
+  }
+}
+
+void Worker::ReadBack(WorkerResult& result) {
+  const char* start = mapping_->address() + base_offset_;
+  const uint64_t range = blocks_ * job_.bs;
+  auto census = pmstore::mapping::VerifyMapping(start, range);
+  if (census.ok()) {
+    result.mapping.verified = true;
+    result.mapping.census = *census;
+  } else {
+    result.mapping.verify_error = std::string(census.status().message());
+  }
+  result.numa.placement = SamplePagePlacement(start, range);
+}
+
+}  // namespace
+
+double PhaseResult::FaultsPerMib() const {
+  if (bytes_accessed == 0) return 0;
+  return static_cast<double>(rusage.minor_faults + rusage.major_faults) /
+         (static_cast<double>(bytes_accessed) / (1024.0 * 1024.0));
+}
+
+double MappingOutcome::PmdShare() const {
+  const uint64_t present = census.pmd_bytes + census.pte_bytes;
+  return present == 0 ? 0.0 : static_cast<double>(census.pmd_bytes) / static_cast<double>(present);
+}
+
+bool MappingOutcome::DiffersFromRequest() const {
+  if (!verified) return false;
+  if (requested == pmstore::mapping::PageIntent::kPmd) return PmdShare() < 0.95;
+  if (requested == pmstore::mapping::PageIntent::kPte) return census.pmd_bytes > 0;
+  return false;
+}
+
+WorkerResult RunWorker(const WorkerContext& context) {
+  WorkerResult result;
+  result.job = *context.job;
+  result.job_index = context.job_index;
+  result.worker_index = context.worker_index;
+  Worker worker(context);
+  absl::Status status = worker.SetUp(result);
+  if (context.file_ready != nullptr && context.worker_index == 0 && !status.ok()) {
+    // SetUp may have failed before the file step: never leave the others waiting.
+    if (!context.file_ready->try_wait()) context.file_ready->count_down();
+  }
+  if (context.start_line != nullptr) context.start_line->arrive_and_wait();
+  if (!status.ok()) {
+    result.error = std::string(status.message());
+    return result;
+  }
+  worker.Measure(result);
+  worker.ReadBack(result);
+  return result;
+}
+
+}  // namespace faultbench

@@ -1,0 +1,42 @@
+// One worker of a job: a thread that places itself (NUMA), opens and maps
+// its file, waits for every other worker, then issues and times I/Os.
+//
+// The worker owns its file mapping for the whole run and reads the mapping
+// back (VerifyMapping, page placement) before unmapping it, because that
+// is the only moment the page tables it measured still exist.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <latch>
+
+#include "faultbench/numa/numa_policy.h"
+#include "faultbench/run/job_result.h"
+#include "faultbench/workload/job_options.h"
+
+namespace faultbench {
+
+struct WorkerContext {
+  const JobOptions* job = nullptr;
+  int job_index = 0;
+  int worker_index = 0;
+  ResolvedNuma numa;
+  bool use_tsc = false;
+  // Shared-file jobs: worker 0 creates the file, then counts this down;
+  // the others wait for it. Null for one file per worker.
+  std::latch* file_ready = nullptr;
+  // Every worker of the run arrives here once set up (or failed), so the
+  // measured intervals of concurrent workers overlap.
+  std::latch* start_line = nullptr;
+  // I/Os done so far, for the progress line (updated every 64 I/Os).
+  std::atomic<uint64_t>* progress = nullptr;
+  // Records every block offset (bytes from the start of the worker's
+  // range) of the measured I/Os; for tests. Null in normal runs.
+  std::vector<uint64_t>* offset_log = nullptr;
+};
+
+// Runs the worker to completion on the calling thread. Failures are
+// returned in WorkerResult::error (one line).
+WorkerResult RunWorker(const WorkerContext& context);
+
+}  // namespace faultbench
