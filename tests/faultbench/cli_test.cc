@@ -1,0 +1,139 @@
+// The faultbench binary as users call it: exit status, one-line errors,
+// parsable output, job files, compare's summary and plot.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "nlohmann/json.hpp"
+#include "support/temp_dir.h"
+#include "support/tmpfs_mount.h"
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the binary with `args` (a shell word list), capturing both streams.
+Result Faultbench(const std::string& args, const TempDir& scratch) {
+  const std::string err_path = scratch.File("stderr.txt");
+  const std::string command = std::string(FAULTBENCH_BINARY) + " " + args + " 2>" + err_path;
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> chunk;
+  size_t n;
+  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) r.out.append(chunk.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream in(err_path);
+  std::stringstream err;
+  err << in.rdbuf();
+  r.err = err.str();
+  return r;
+}
+
+void ExpectOneLineUsageError(const Result& r, const std::string& mentions) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(FaultbenchCli, JsonOutputParsesAndHasFioFields) {
+  TempDir dir;
+  Result r = Faultbench("run --directory=" + dir.path() + " --size=16M --rw=randrw --mapping=pmd --output-format=json", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const auto& job = doc.at("jobs").at(0);
+  EXPECT_EQ(job.at("read").at("total_ios").get<uint64_t>() + job.at("write").at("total_ios").get<uint64_t>(), 4096u);
+  for (const char* key : {"io_bytes", "bw", "bw_bytes", "iops", "runtime", "total_ios"}) {
+    EXPECT_TRUE(job.at("read").contains(key)) << key;
+  }
+  EXPECT_TRUE(job.at("read").at("clat_ns").at("percentile").contains("50.000000"));
+  EXPECT_TRUE(job.contains("minf"));
+  EXPECT_EQ(job.at("faultbench").at("mapping").at("requested"), "pmd");
+  EXPECT_TRUE(doc.at("taint").is_array());
+}
+
+TEST(FaultbenchCli, OutputFileAndCsv) {
+  TempDir dir;
+  Result r = Faultbench("run --directory=" + dir.path() + " --size=4M --rw=read --output-format=csv --output=" +
+                     dir.File("out.csv"),
+                 dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(dir.File("out.csv"));
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  EXPECT_EQ(header.rfind("jobname,", 0), 0u);
+  EXPECT_EQ(row.rfind("faultbench,0,", 0), 0u);
+}
+
+TEST(FaultbenchCli, BadInputIsOneLineAndExitTwo) {
+  TempDir dir;
+  ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --sise=1M", dir), "--sise");
+  ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --size=1M --rw=sideways", dir), "sideways");
+  ExpectOneLineUsageError(Faultbench("run --directory=/var/tmp/faultbench-missing-dir --size=1M", dir), "does not exist");
+  ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --size=64T", dir), "free");
+  ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --size=1M --membind=4000", dir), "node 4000");
+  ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --size=1M --cpunodebind=9", dir), "node 9");
+  ExpectOneLineUsageError(Faultbench("run --size=1M", dir), "--directory");
+}
+
+TEST(FaultbenchCli, JobFileRunsAndUnsupportedOptionIsNamed) {
+  TempDir dir;
+  {
+    std::ofstream job(dir.File("test.fio"));
+    job << "[global]\nbs=4k\nsize=4M\ndirectory=" << dir.path() << "\nioengine=mmap\n[randrw]\nrw=randrw\n";
+  }
+  Result r = Faultbench("run --output-format=json " + dir.File("test.fio"), dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("jobs").at(0).at("jobname"), "randrw");
+  {
+    std::ofstream job(dir.File("bad.fio"));
+    job << "[a]\nsize=4M\ndirectory=" << dir.path() << "\niodepth=8\n";
+  }
+  ExpectOneLineUsageError(Faultbench("run " + dir.File("bad.fio"), dir), "iodepth");
+}
+
+TEST(FaultbenchCli, StrictFailsWhenTheMappingDiffers) {
+  TempDir dir;
+  // tmpfs huge=never cannot give PMD mappings, whatever the address.
+  TmpfsMount mount("size=32m,huge=never");
+  SKIP_UNLESS_MOUNTED(mount);
+  Result r = Faultbench("run --directory=" + mount.dir() + " --size=8M --rw=write --mapping=pmd --strict", dir);
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("WARNING"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("--strict"), std::string::npos) << r.err;
+  Result relaxed = Faultbench("run --directory=" + mount.dir() + " --size=8M --rw=write --mapping=pmd", dir);
+  EXPECT_EQ(relaxed.status, 0) << relaxed.err;
+}
+
+TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
+  TempDir dir;
+  Result r = Faultbench("compare --directory=" + dir.path() + " --size=8M --rw=randwrite --repeat=2 --output-format=json --plot=" +
+                     dir.File("cmp.svg"),
+                 dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("runs").size(), 4u);
+  // Alternating order: pte, pmd, then pmd, pte.
+  EXPECT_EQ(doc["runs"][0]["mode"], "pte");
+  EXPECT_EQ(doc["runs"][2]["mode"], "pmd");
+  EXPECT_TRUE(doc.at("summary").contains("pmd_over_pte"));
+  EXPECT_TRUE(doc.at("summary").at("verdict").is_string());
+  std::ifstream svg(dir.File("cmp.svg"));
+  std::string first;
+  std::getline(svg, first);
+  EXPECT_EQ(first.rfind("<svg", 0), 0u);
+}
+
+}  // namespace
