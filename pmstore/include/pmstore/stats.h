@@ -1,0 +1,31 @@
+// What a store reports about itself: contents, space, and how the pool is
+// really mapped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pmstore/options.h"
+
+namespace pmstore {
+
+struct Stats {
+  std::string path;
+  uint64_t keys = 0;
+  uint64_t pool_bytes = 0;      // current size of the pool file
+  uint64_t max_pool_bytes = 0;  // the size it may grow to
+  uint64_t live_bytes = 0;      // held by records, values and index nodes
+  uint64_t free_bytes = 0;      // allocatable without growing
+  // Share of free bytes scattered in partly used chunks (0: all free space
+  // is whole 2 MiB chunks; near 1: only small holes are left).
+  double fragmentation = 0;
+  Granularity granularity = Granularity::kPage;
+  bool dax = false;
+  bool map_sync = false;
+  // Share of the pool's resident pages mapped by 2 MiB (PMD) entries, as
+  // the mapping layer verified it; -1 when it could not be measured.
+  double pmd_mapped_share = -1;
+  std::string pmd_verify_method;  // "pagemap_scan", "smaps", or why none
+};
+
+}  // namespace pmstore

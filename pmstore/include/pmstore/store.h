@@ -1,0 +1,113 @@
+// pmstore: a crash-consistent key/object store in a pool file that is
+// mapped into memory, 2 MiB aligned, and persisted with cache-line flushes
+// where the media allows it (see doc/STORE.md and doc/FORMAT.md).
+//
+//   auto store = pmstore::Store::Open("/mnt/pmem/pool", {.create_if_missing = true});
+//   if (!store.ok()) return store.status();
+//   absl::Status s = (*store)->Put({}, "key", "value");
+//
+// Thread-safety: every method may be called from any number of threads at
+// once. Readers (Get, Contains, iterators) never block each other; writers
+// (Put, Delete, Write, Sync) take turns and block readers only while they
+// apply a commit. One process at a time may open a pool: the file is
+// locked.
+//
+// Errors, as absl::Status with a one-line message naming the file:
+//   NotFound            Get on a missing key; Open on a missing file
+//                       without create_if_missing
+//   AlreadyExists       Open with error_if_exists on an existing file
+//   InvalidArgument     key longer than kMaxKeySize; not a pool (bad
+//                       magic); a batch too large for one commit
+//   FailedPrecondition  unsupported format version; granularity weaker
+//                       than required; the pool is in use by another
+//                       process (the message names its pid)
+//   DataLoss            truncated file; checksum failure
+//   ResourceExhausted   the pool is full and may not grow further; the
+//                       failed write changed nothing
+//   others              the failing system call and strerror
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "pmstore/iterator.h"
+#include "pmstore/options.h"
+#include "pmstore/pinned_value.h"
+#include "pmstore/stats.h"
+#include "pmstore/write_batch.h"
+
+namespace pmstore {
+
+inline constexpr size_t kMaxKeySize = 64 * 1024;
+
+// What Store::Check found. clean() is true when problems is empty.
+struct CheckReport {
+  uint64_t keys = 0;
+  uint64_t leaves = 0;
+  uint64_t records_verified = 0;
+  uint64_t bytes_verified = 0;
+  std::vector<std::string> problems;  // one line each
+  bool clean() const { return problems.empty(); }
+};
+
+class Store {
+ public:
+  // Opens (or creates, per `options`) the pool at `path`, replays the
+  // commit that a crash may have left half applied, and locks the file.
+  // Open reads the index in place: it walks the leaf chain once (about
+  // one leaf per 30 keys), never the records.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path, const Options& options);
+
+  // Verifies every checksum and structure of the pool at `path` without
+  // changing it (it still takes the lock). A status that is not OK means
+  // the pool could not be examined at all (missing, not a pool, in use).
+  static absl::StatusOr<CheckReport> Check(const std::string& path);
+
+  // Makes every write durable, then unmaps and unlocks. Pinned values and
+  // iterators must be gone.
+  virtual ~Store() = default;
+
+  // Stores `value` under `key`, replacing any old value. Durable on return
+  // when options.sync. Keys: 0..kMaxKeySize bytes. Values: any size the
+  // pool can hold; values of 1 MiB and more go in 2 MiB aligned runs.
+  virtual absl::Status Put(const WriteOptions& options, std::string_view key, std::string_view value) = 0;
+  // Removes `key`; OK when it was absent too.
+  virtual absl::Status Delete(const WriteOptions& options, std::string_view key) = 0;
+  // Applies all of `batch` as one commit: all or nothing, also across a crash.
+  virtual absl::Status Write(const WriteOptions& options, const WriteBatch& batch) = 0;
+
+  // Copies the value of `key` into *value. NotFound (and *value untouched)
+  // when absent.
+  virtual absl::Status Get(const ReadOptions& options, std::string_view key, std::string* value) = 0;
+  // The value of `key` in place, valid while *pinned is held. NotFound when
+  // absent.
+  virtual absl::Status Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) = 0;
+  virtual absl::StatusOr<bool> Contains(std::string_view key) = 0;
+
+  // An iterator over the keys selected by `range`; see iterator.h.
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options, const IterateOptions& range) = 0;
+
+  // Makes writes made with sync=false durable.
+  virtual absl::Status Sync() = 0;
+
+  virtual Stats GetStats() = 0;
+  // Check() on the open store (takes the read lock while it runs).
+  virtual CheckReport CheckNow() = 0;
+
+  // Convenience overloads with default options.
+  absl::Status Put(std::string_view key, std::string_view value) { return Put(DefaultWrite(), key, value); }
+  absl::Status Delete(std::string_view key) { return Delete(DefaultWrite(), key); }
+  absl::Status Write(const WriteBatch& batch) { return Write(DefaultWrite(), batch); }
+  absl::Status Get(std::string_view key, std::string* value) { return Get(ReadOptions(), key, value); }
+
+ protected:
+  Store() = default;
+  virtual WriteOptions DefaultWrite() const = 0;
+};
+
+}  // namespace pmstore

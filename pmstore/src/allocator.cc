@@ -1,0 +1,239 @@
+#include "pmstore/src/allocator.h"
+
+#include <bit>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace pmstore::internal {
+
+void SpaceAllocator::Load(uint64_t num_chunks) {
+  chunk_words_.assign(num_chunks, 0);
+  chunk_busy_.assign(num_chunks, false);
+  small_.clear();
+  small_.resize(num_chunks);
+  for (uint64_t c = 0; c < num_chunks; ++c) {
+    std::memcpy(&chunk_words_[c], base_ + ChunkWordOffset(c), 8);
+    if (chunk_words_[c] != kChunkSmall) continue;
+    auto chunk = std::make_unique<SmallChunk>();
+    std::memcpy(chunk->bits.data(), base_ + ChunkOffset(c), kBitmapWords * 8);
+    chunk->bits[0] = ~0ull;  // the bitmap's own units, whatever the media says
+    for (uint64_t word : chunk->bits) chunk->used += std::popcount(word);
+    small_[c] = std::move(chunk);
+  }
+  for (const Freed& freed : quarantine_) {
+    const uint64_t c = ChunkOf(freed.offset);
+    if (freed.units > 0 && c < num_chunks && small_[c]) {
+      MarkUnits(*small_[c], (freed.offset - ChunkOffset(c)) / kUnitSize, freed.units, true);
+    }
+    for (uint64_t i = 0; i < freed.chunks && c + i < num_chunks; ++i) chunk_busy_[c + i] = true;
+  }
+  pending_.clear();
+  if (current_ >= num_chunks) current_ = 0;
+}
+
+void SpaceAllocator::MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units, bool used) {
+  for (uint64_t u = first; u < first + units; ++u) {
+    const uint64_t mask = 1ull << (u % 64);
+    const bool was = (chunk.bits[u / 64] & mask) != 0;
+    if (was == used) continue;
+    chunk.bits[u / 64] ^= mask;
+    chunk.used += used ? 1 : -1;
+  }
+}
+
+int64_t SpaceAllocator::FindRun(const SmallChunk& chunk, uint64_t units) const {
+  uint64_t run = 0;
+  uint64_t start = 0;
+  for (uint64_t u = kBitmapUnits; u < kUnitsPerChunk;) {
+    const uint64_t word = chunk.bits[u / 64];
+    if (u % 64 == 0 && word == ~0ull) {
+      run = 0;
+      u += 64;
+      continue;
+    }
+    if (u % 64 == 0 && word == 0) {
+      if (run == 0) start = u;
+      run += 64;
+      u += 64;
+      if (run >= units) return static_cast<int64_t>(start);
+      continue;
+    }
+    if ((word >> (u % 64)) & 1) {
+      run = 0;
+    } else {
+      if (run == 0) start = u;
+      if (++run >= units) return static_cast<int64_t>(start);
+    }
+    ++u;
+  }
+  return -1;
+}
+
+void SpaceAllocator::SetPersistentBits(Transaction& tx, uint64_t chunk, uint64_t first, uint64_t units, bool used) {
+  const uint64_t last = first + units - 1;
+  for (uint64_t w = first / 64; w <= last / 64; ++w) {
+    const uint64_t lo = w == first / 64 ? first % 64 : 0;
+    const uint64_t hi = w == last / 64 ? last % 64 : 63;
+    const uint64_t mask = (hi == 63 ? ~0ull : ((1ull << (hi + 1)) - 1)) & ~((1ull << lo) - 1);
+    const uint64_t offset = ChunkOffset(chunk) + w * 8;
+    const uint64_t old = tx.Read(offset);
+    tx.Write(offset, used ? (old | mask) : (old & ~mask));
+  }
+}
+
+absl::Status SpaceAllocator::EnsureChunks(uint64_t chunks) {
+  if (chunks <= num_chunks()) return absl::OkStatus();
+  if (chunks > sb_.max_chunks) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("pool full: needs ", chunks, " chunks of 2 MiB, may grow to ", sb_.max_chunks));
+  }
+  auto grown = grow_(chunks);
+  if (!grown.ok()) return grown.status();
+  const uint64_t old = num_chunks();
+  chunk_words_.resize(*grown, 0);
+  chunk_busy_.resize(*grown, false);
+  small_.resize(*grown);
+  for (uint64_t c = old; c < *grown; ++c) std::memcpy(&chunk_words_[c], base_ + ChunkWordOffset(c), 8);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> SpaceAllocator::ClaimSmallChunk(Transaction& tx) {
+  uint64_t c = 0;
+  while (c < num_chunks() && (chunk_words_[c] != kChunkFree || chunk_busy_[c])) ++c;
+  if (c == num_chunks()) {
+    absl::Status grown = EnsureChunks(c + 1);
+    if (!grown.ok()) return grown;
+  }
+  // The chunk is free, so nothing committed refers to its bitmap: it is
+  // initialised in place and later bit changes in this commit go in place too.
+  const uint64_t offset = ChunkOffset(c);
+  auto chunk = std::make_unique<SmallChunk>();
+  chunk->bits.fill(0);
+  chunk->bits[0] = ~0ull;
+  chunk->used = kBitmapUnits;
+  std::memcpy(base_ + offset, chunk->bits.data(), kBitmapWords * 8);
+  tx.MarkFresh(offset, kBitmapWords * 8);
+  tx.WroteInPlace(offset, kBitmapWords * 8);
+  tx.Write(ChunkWordOffset(c), kChunkSmall);
+  chunk_words_[c] = kChunkSmall;
+  small_[c] = std::move(chunk);
+  return c;
+}
+
+absl::StatusOr<uint64_t> SpaceAllocator::AllocUnits(Transaction& tx, uint64_t units) {
+  if (units == 0 || units > kUnitsPerChunk - kBitmapUnits) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot allocate ", units, " units in one chunk"));
+  }
+  const uint64_t n = num_chunks();
+  int64_t first = -1;
+  uint64_t chunk = 0;
+  for (uint64_t i = 0; i < n && first < 0; ++i) {
+    chunk = (current_ + i) % n;
+    if (!small_[chunk] || kUnitsPerChunk - small_[chunk]->used < units) continue;
+    first = FindRun(*small_[chunk], units);
+  }
+  if (first < 0) {
+    auto claimed = ClaimSmallChunk(tx);
+    if (!claimed.ok()) return claimed.status();
+    chunk = *claimed;
+    first = FindRun(*small_[chunk], units);
+  }
+  current_ = chunk;
+  MarkUnits(*small_[chunk], static_cast<uint64_t>(first), units, true);
+  SetPersistentBits(tx, chunk, static_cast<uint64_t>(first), units, true);
+  return ChunkOffset(chunk) + static_cast<uint64_t>(first) * kUnitSize;
+}
+
+void SpaceAllocator::FreeUnits(Transaction& tx, uint64_t offset, uint64_t units) {
+  const uint64_t chunk = ChunkOf(offset);
+  SetPersistentBits(tx, chunk, (offset - ChunkOffset(chunk)) / kUnitSize, units, false);
+  tx.DropWritesInto(offset, units * kUnitSize);
+  pending_.push_back(Freed{0, offset, units, 0});
+}
+
+absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chunks) {
+  auto find = [&]() -> int64_t {
+    uint64_t run = 0;
+    for (uint64_t c = 0; c < num_chunks(); ++c) {
+      run = (chunk_words_[c] == kChunkFree && !chunk_busy_[c]) ? run + 1 : 0;
+      if (run == chunks) return static_cast<int64_t>(c + 1 - chunks);
+    }
+    return -1;
+  };
+  int64_t first = find();
+  if (first < 0) {
+    uint64_t trailing = 0;
+    while (trailing < num_chunks() && chunk_words_[num_chunks() - 1 - trailing] == kChunkFree &&
+           !chunk_busy_[num_chunks() - 1 - trailing]) {
+      ++trailing;
+    }
+    absl::Status grown = EnsureChunks(num_chunks() + chunks - trailing);
+    if (!grown.ok()) return grown;
+    first = find();
+    if (first < 0) return absl::ResourceExhaustedError("pool full: no run of free chunks after growth");
+  }
+  const uint64_t c0 = static_cast<uint64_t>(first);
+  for (uint64_t c = c0; c < c0 + chunks; ++c) {
+    chunk_words_[c] = c == c0 ? (kChunkLargeHead | (chunks << 8)) : kChunkLargeTail;
+    tx.Write(ChunkWordOffset(c), chunk_words_[c]);
+  }
+  tx.MarkFresh(ChunkOffset(c0), chunks * kChunkSize);
+  return ChunkOffset(c0);
+}
+
+void SpaceAllocator::FreeRun(Transaction& tx, uint64_t offset) {
+  const uint64_t c0 = ChunkOf(offset);
+  const uint64_t chunks = RunChunks(chunk_words_[c0]);
+  for (uint64_t c = c0; c < c0 + chunks && c < num_chunks(); ++c) {
+    chunk_words_[c] = kChunkFree;
+    chunk_busy_[c] = true;
+    tx.Write(ChunkWordOffset(c), kChunkFree);
+  }
+  tx.DropWritesInto(offset, chunks * kChunkSize);
+  pending_.push_back(Freed{0, offset, 0, chunks});
+}
+
+void SpaceAllocator::Committed(uint64_t seq) {
+  for (Freed& freed : pending_) {
+    freed.seq = seq;
+    quarantine_.push_back(freed);
+  }
+  pending_.clear();
+}
+
+void SpaceAllocator::Abandoned() { Load(num_chunks()); }
+
+void SpaceAllocator::ReleaseOne(const Freed& freed) {
+  const uint64_t c = ChunkOf(freed.offset);
+  if (freed.units > 0 && c < num_chunks() && small_[c]) {
+    MarkUnits(*small_[c], (freed.offset - ChunkOffset(c)) / kUnitSize, freed.units, false);
+  }
+  for (uint64_t i = 0; i < freed.chunks && c + i < num_chunks(); ++i) chunk_busy_[c + i] = false;
+}
+
+void SpaceAllocator::ReleaseThrough(uint64_t seq) {
+  while (!quarantine_.empty() && quarantine_.front().seq <= seq) {
+    ReleaseOne(quarantine_.front());
+    quarantine_.pop_front();
+  }
+}
+
+SpaceUsage SpaceAllocator::Usage() const {
+  SpaceUsage usage;
+  for (uint64_t c = 0; c < num_chunks(); ++c) {
+    if (chunk_words_[c] == kChunkFree) {
+      usage.free_bytes += kChunkSize;
+    } else if (small_[c]) {
+      const uint64_t free_units = kUnitsPerChunk - small_[c]->used;
+      usage.free_bytes += free_units * kUnitSize;
+      usage.free_in_partial_chunks += free_units * kUnitSize;
+      usage.live_bytes += (small_[c]->used - kBitmapUnits) * kUnitSize;
+    } else {
+      usage.live_bytes += kChunkSize;
+    }
+  }
+  return usage;
+}
+
+}  // namespace pmstore::internal

@@ -1,0 +1,94 @@
+// Space in the heap: 64 B units inside small chunks (records, leaves) and
+// runs of whole 2 MiB chunks (large values, 2 MiB aligned).
+//
+// The pool holds the truth: the chunk table and one bitmap per small chunk,
+// changed only through a Transaction. This class keeps a copy in memory to
+// search quickly, where space freed but not yet reusable stays marked
+// (quarantine): until the freeing commit is sealed, and while a pinned
+// reader may still look at it.
+//
+// Thread-compatible: used by the one writer holding the store's lock.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pmstore/src/format.h"
+#include "pmstore/src/transaction.h"
+
+namespace pmstore::internal {
+
+struct SpaceUsage {
+  uint64_t live_bytes = 0;
+  uint64_t free_bytes = 0;
+  uint64_t free_in_partial_chunks = 0;
+};
+
+class SpaceAllocator {
+ public:
+  // Grows the pool so that it holds at least `chunks` heap chunks;
+  // returns how many it holds now.
+  using GrowFn = std::function<absl::StatusOr<uint64_t>(uint64_t chunks)>;
+
+  SpaceAllocator(char* base, const Superblock& sb, GrowFn grow) : base_(base), sb_(sb), grow_(std::move(grow)) {}
+
+  // (Re)reads the chunk table and bitmaps of `num_chunks` chunks; keeps
+  // the quarantine.
+  void Load(uint64_t num_chunks);
+
+  // Offset of `units` free units, marked used in `tx`. ResourceExhausted
+  // when neither a small chunk nor a new chunk (after growth) has room.
+  absl::StatusOr<uint64_t> AllocUnits(Transaction& tx, uint64_t units);
+  // Offset of a run of `chunks` whole chunks (2 MiB aligned).
+  absl::StatusOr<uint64_t> AllocRun(Transaction& tx, uint64_t chunks);
+  void FreeUnits(Transaction& tx, uint64_t offset, uint64_t units);
+  void FreeRun(Transaction& tx, uint64_t offset);
+
+  // The transaction committed as `seq` (or was abandoned: Load again).
+  void Committed(uint64_t seq);
+  void Abandoned();
+  // Makes quarantined space of commits <= `seq` reusable.
+  void ReleaseThrough(uint64_t seq);
+
+  uint64_t num_chunks() const { return chunk_words_.size(); }
+  SpaceUsage Usage() const;
+
+ private:
+  struct SmallChunk {
+    std::array<uint64_t, kBitmapWords> bits;
+    uint64_t used = 0;  // units marked, bitmap and quarantine included
+  };
+  struct Freed {
+    uint64_t seq;
+    uint64_t offset;
+    uint64_t units;   // units freed in a small chunk, or 0
+    uint64_t chunks;  // chunks of a freed run, or 0
+  };
+
+  uint64_t ChunkOffset(uint64_t chunk) const { return sb_.heap_offset + chunk * kChunkSize; }
+  uint64_t ChunkWordOffset(uint64_t chunk) const { return sb_.chunk_table_offset + chunk * 8; }
+  uint64_t ChunkOf(uint64_t offset) const { return (offset - sb_.heap_offset) / kChunkSize; }
+  int64_t FindRun(const SmallChunk& chunk, uint64_t units) const;
+  void MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units, bool used);
+  void SetPersistentBits(Transaction& tx, uint64_t chunk, uint64_t first, uint64_t units, bool used);
+  absl::StatusOr<uint64_t> ClaimSmallChunk(Transaction& tx);
+  absl::Status EnsureChunks(uint64_t chunks);
+  void ReleaseOne(const Freed& freed);
+
+  char* base_;
+  Superblock sb_;
+  GrowFn grow_;
+  std::vector<uint64_t> chunk_words_;  // as committed, plus this transaction's
+  std::vector<bool> chunk_busy_;       // free on media but quarantined
+  std::vector<std::unique_ptr<SmallChunk>> small_;
+  uint64_t current_ = 0;
+  std::vector<Freed> pending_;  // freed by the open transaction
+  std::deque<Freed> quarantine_;
+};
+
+}  // namespace pmstore::internal

@@ -1,0 +1,54 @@
+#include "pmstore/src/format.h"
+
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
+#include <xxhash.h>
+
+namespace pmstore::internal {
+
+uint64_t Checksum(const void* data, size_t size) { return XXH3_64bits(data, size); }
+
+uint64_t SuperblockChecksum(const Superblock& sb) { return Checksum(&sb, offsetof(Superblock, checksum)); }
+
+uint64_t RootChecksum(const Root& root) { return Checksum(&root, offsetof(Root, checksum)); }
+
+uint64_t LeafChecksum(const LeafHeader& header, const LeafSlot* slots) {
+  // next, count, perm[0..count), then the slots in key order.
+  unsigned char buffer[8 + 1 + kLeafSlots + kLeafSlots * sizeof(LeafSlot)];
+  size_t n = 0;
+  std::memcpy(buffer, &header.next, 8);
+  n += 8;
+  const uint8_t count = header.count > kLeafSlots ? kLeafSlots : header.count;
+  buffer[n++] = header.count;
+  std::memcpy(buffer + n, header.perm, count);
+  n += count;
+  for (uint8_t i = 0; i < count; ++i) {
+    const uint8_t slot = header.perm[i] < kLeafSlots ? header.perm[i] : 0;
+    std::memcpy(buffer + n, &slots[slot], sizeof(LeafSlot));
+    n += sizeof(LeafSlot);
+  }
+  return Checksum(buffer, n);
+}
+
+uint64_t LogChecksum(const LogHeader& header, const LogEntry* entries) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, &header.seq, 8);
+  XXH3_64bits_update(&state, &header.count, 8);
+  XXH3_64bits_update(&state, entries, header.count * sizeof(LogEntry));
+  return XXH3_64bits_digest(&state);
+}
+
+uint64_t RecordChecksum(const char* record, const char* large_value) {
+  RecordHeader h;
+  std::memcpy(&h, record, sizeof(h));
+  const bool large = (h.flags & kRecordLargeValue) != 0;
+  const uint64_t body = 16 + (large ? 8 : 0) + h.key_len + (large ? 0 : h.value_len);
+  if (!large) return Checksum(record + 8, body);
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, record + 8, body);
+  XXH3_64bits_update(&state, large_value, h.value_len);
+  return XXH3_64bits_digest(&state);
+}
+
+}  // namespace pmstore::internal

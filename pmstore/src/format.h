@@ -1,0 +1,146 @@
+// The on-media layout of a pool (doc/FORMAT.md is the prose version).
+//
+//   0        Superblock      immutable after create; magic written last
+//   4 KiB    Root line       head leaf, chunks in use, key count; changed
+//                            only through the redo log
+//   8 KiB    Redo log        two slots; commit N lives in slot N % 2
+//   ...      Chunk table     one word per 2 MiB heap chunk
+//   heap     2 MiB chunks    small chunks (4 KiB bitmap of 64 B units, then
+//                            records and leaves) or runs of large values
+//
+// Every multi-byte field is little-endian (x86-64 only). Offsets are from
+// the start of the file, which is also the start of the mapping.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace pmstore::internal {
+
+inline constexpr char kMagic[8] = {'P', 'M', 'S', 'T', 'O', 'R', 'E', '\0'};
+inline constexpr uint32_t kFormatVersion = 1;
+
+inline constexpr uint64_t kUnitSize = 64;  // allocation unit and cache line
+inline constexpr uint64_t kChunkSize = 2ull << 20;
+inline constexpr uint64_t kUnitsPerChunk = kChunkSize / kUnitSize;  // 32768
+inline constexpr uint64_t kBitmapWords = kUnitsPerChunk / 64;       // 512
+inline constexpr uint64_t kBitmapUnits = kBitmapWords * 8 / kUnitSize;  // 64 units = 4 KiB
+inline constexpr uint64_t kLogSlotSize = 1ull << 20;
+inline constexpr uint64_t kRootOffset = 4096;
+inline constexpr uint64_t kLogOffset = 8192;
+inline constexpr uint64_t kChunkTableOffset = kLogOffset + 2 * kLogSlotSize;
+// Values this large or larger go in runs of whole chunks, 2 MiB aligned.
+inline constexpr uint64_t kLargeValueThreshold = 1ull << 20;
+
+struct Superblock {
+  char magic[8];
+  uint32_t version;
+  uint32_t superblock_size;  // sizeof(Superblock) of the writer
+  uint64_t unit_size;
+  uint64_t chunk_size;
+  uint64_t leaf_slots;
+  uint64_t root_offset;
+  uint64_t log_offset;
+  uint64_t log_slot_size;
+  uint64_t chunk_table_offset;
+  uint64_t max_chunks;  // capacity of the chunk table: the most the pool may grow to
+  uint64_t heap_offset;
+  uint64_t checksum;  // XXH3 of every byte before this field
+};
+
+struct Root {
+  uint64_t head_leaf;   // offset of the first leaf (never 0)
+  uint64_t num_chunks;  // heap chunks the pool file holds at least
+  uint64_t key_count;
+  uint64_t reserved[4];
+  uint64_t checksum;  // XXH3 of the 56 bytes before it
+};
+inline constexpr uint64_t kRootWords = sizeof(Root) / 8;
+static_assert(sizeof(Root) == 64);
+
+// One commit: `count` (offset, value) word writes, applied after the
+// header and entries are durable. Valid when the checksum matches.
+struct LogHeader {
+  uint64_t seq;
+  uint64_t count;
+  uint64_t checksum;  // XXH3 of seq, count and the entries
+  uint64_t reserved[5];
+};
+struct LogEntry {
+  uint64_t offset;
+  uint64_t value;
+};
+inline constexpr uint64_t kLogCapacity = (kLogSlotSize - sizeof(LogHeader)) / sizeof(LogEntry);
+
+// Chunk table words.
+inline constexpr uint64_t kChunkFree = 0;
+inline constexpr uint64_t kChunkSmall = 1;
+inline constexpr uint64_t kChunkLargeHead = 2;  // | run length in chunks << 8
+inline constexpr uint64_t kChunkLargeTail = 3;
+inline uint64_t ChunkKind(uint64_t word) { return word & 0xff; }
+inline uint64_t RunChunks(uint64_t word) { return word >> 8; }
+
+// A leaf of the ordered index: up to kLeafSlots entries in any slots, kept
+// in key order by the permutation in the header. The header is one cache
+// line and changes only through the log; a slot is written in place only
+// while no committed header refers to it.
+inline constexpr uint64_t kLeafSlots = 47;
+struct LeafHeader {
+  uint64_t next;      // offset of the next leaf in key order, 0 = last
+  uint64_t checksum;  // LeafChecksum()
+  uint8_t count;
+  uint8_t perm[kLeafSlots];
+};
+static_assert(sizeof(LeafHeader) == 64);
+inline constexpr uint64_t kLeafHeaderWords = 8;
+struct LeafSlot {
+  uint64_t prefix;  // KeyPrefix(key): most comparisons end here
+  uint64_t record;  // offset of the record
+};
+struct Leaf {
+  LeafHeader header;
+  LeafSlot slots[kLeafSlots];
+};
+inline constexpr uint64_t kLeafUnits = (sizeof(Leaf) + kUnitSize - 1) / kUnitSize;  // 13
+inline constexpr uint64_t kLeafBytes = kLeafUnits * kUnitSize;
+
+// A record: header, [value offset when large], key, [value when inline].
+inline constexpr uint32_t kRecordLargeValue = 1;
+struct RecordHeader {
+  uint64_t checksum;  // XXH3 of everything after this field, the large value included
+  uint32_t key_len;
+  uint32_t flags;
+  uint64_t value_len;
+};
+static_assert(sizeof(RecordHeader) == 24);
+
+inline uint64_t RecordBytes(uint64_t key_len, uint64_t value_len) {
+  return value_len >= kLargeValueThreshold ? sizeof(RecordHeader) + 8 + key_len
+                                           : sizeof(RecordHeader) + key_len + value_len;
+}
+inline uint64_t UnitsFor(uint64_t bytes) { return (bytes + kUnitSize - 1) / kUnitSize; }
+
+// The first 8 key bytes as a big-endian number, zero padded: comparing
+// prefixes orders keys like memcmp whenever the prefixes differ.
+inline uint64_t KeyPrefix(std::string_view key) {
+  unsigned char bytes[8] = {0};
+  std::memcpy(bytes, key.data(), key.size() < 8 ? key.size() : 8);
+  uint64_t v = 0;
+  for (unsigned char b : bytes) v = (v << 8) | b;
+  return v;
+}
+
+uint64_t Checksum(const void* data, size_t size);
+uint64_t SuperblockChecksum(const Superblock& sb);
+uint64_t RootChecksum(const Root& root);
+// Covers next, count, the permutation in use and the slots it names, so
+// stale bytes in free slots do not matter.
+uint64_t LeafChecksum(const LeafHeader& header, const LeafSlot* slots);
+uint64_t LogChecksum(const LogHeader& header, const LogEntry* entries);
+// Of the record at `record` whose header is filled in (value at
+// `large_value` when the record says it is large).
+uint64_t RecordChecksum(const char* record, const char* large_value);
+
+}  // namespace pmstore::internal

@@ -1,0 +1,238 @@
+#include "pmstore/src/leaf_index.h"
+
+#include <cstring>
+#include <iterator>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/src/record.h"
+
+namespace pmstore::internal {
+namespace {
+
+uint64_t RootHeadOffset() { return kRootOffset + offsetof(Root, head_leaf); }
+
+}  // namespace
+
+absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
+  separators_.clear();
+  const uint64_t max_leaves = length / kLeafBytes;
+  uint64_t offset = head;
+  std::string previous;
+  for (uint64_t n = 0; offset != 0; ++n) {
+    if (n > max_leaves) return absl::DataLossError("index leaves form a cycle");
+    if (offset < heap_offset_ || offset % kUnitSize != 0 || offset > length - kLeafBytes) {
+      return absl::DataLossError(absl::StrCat("index leaf offset ", offset, " is outside the heap"));
+    }
+    const Leaf* leaf = LeafAt(offset);
+    const LeafHeader& h = leaf->header;
+    bool sane = h.count <= kLeafSlots;
+    for (int i = 0; sane && i < h.count; ++i) sane = h.perm[i] < kLeafSlots;
+    if (!sane || LeafChecksum(h, leaf->slots) != h.checksum) {
+      return absl::DataLossError(absl::StrCat("checksum failure in index leaf at offset ", offset));
+    }
+    if (n == 0) {
+      separators_.emplace("", offset);
+    } else if (h.count > 0) {
+      RecordView record;
+      if (!ReadRecord(base_, length, leaf->slots[h.perm[0]].record, &record)) {
+        return absl::DataLossError(absl::StrCat("damaged record referenced by index leaf at offset ", offset));
+      }
+      if (record.key <= previous && !separators_.empty() && separators_.size() > 1) {
+        return absl::DataLossError(absl::StrCat("index leaf at offset ", offset, " is out of key order"));
+      }
+      previous = std::string(record.key);
+      separators_.emplace(previous, offset);
+    }
+    offset = h.next;
+  }
+  return absl::OkStatus();
+}
+
+LeafIndex::Map::const_iterator LeafIndex::FindLeaf(std::string_view key) const {
+  auto it = separators_.upper_bound(key);
+  return std::prev(it);  // the first separator is "", <= every key
+}
+
+int LeafIndex::Search(const LeafHeader& header, const LeafSlot* slots, std::string_view key, bool* found) const {
+  const uint64_t prefix = KeyPrefix(key);
+  int lo = 0;
+  int hi = header.count;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (CompareToSlot(base_, key, prefix, slots[header.perm[mid]]) > 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  *found = lo < header.count && CompareToSlot(base_, key, prefix, slots[header.perm[lo]]) == 0;
+  return lo;
+}
+
+uint64_t LeafIndex::Lookup(std::string_view key) const {
+  const Leaf* leaf = LeafAt(FindLeaf(key)->second);
+  bool found = false;
+  const int pos = Search(leaf->header, leaf->slots, key, &found);
+  return found ? leaf->slots[leaf->header.perm[pos]].record : 0;
+}
+
+void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const {
+  uint64_t offset = FindLeaf(target)->second;
+  bool found = false;
+  int pos = Search(LeafAt(offset)->header, LeafAt(offset)->slots, target, &found);
+  while (offset != 0) {
+    const Leaf* leaf = LeafAt(offset);
+    for (; pos < leaf->header.count; ++pos) {
+      if (!visit(leaf->slots[leaf->header.perm[pos]].record)) return;
+    }
+    offset = leaf->header.next;
+    pos = 0;
+  }
+}
+
+LeafHeader LeafIndex::LoadHeader(const Transaction& tx, uint64_t offset) const {
+  uint64_t words[kLeafHeaderWords];
+  for (uint64_t i = 0; i < kLeafHeaderWords; ++i) words[i] = tx.Read(offset + 8 * i);
+  LeafHeader header;
+  std::memcpy(&header, words, sizeof(header));
+  return header;
+}
+
+void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header) {
+  header.checksum = LeafChecksum(header, LeafAt(offset)->slots);
+  uint64_t words[kLeafHeaderWords];
+  std::memcpy(words, &header, sizeof(header));
+  for (uint64_t i = 0; i < kLeafHeaderWords; ++i) {
+    if (tx.Read(offset + 8 * i) != words[i]) tx.Write(offset + 8 * i, words[i]);
+  }
+}
+
+int LeafIndex::FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header) const {
+  uint64_t used = 0;
+  for (int i = 0; i < header.count; ++i) used |= 1ull << header.perm[i];
+  if (!tx.IsFresh(offset)) {
+    // Slots the committed header still names stay untouched until commit.
+    const LeafHeader& committed = LeafAt(offset)->header;
+    for (int i = 0; i < committed.count; ++i) used |= 1ull << committed.perm[i];
+  }
+  for (uint64_t s = 0; s < kLeafSlots; ++s) {
+    if ((used & (1ull << s)) == 0) return static_cast<int>(s);
+  }
+  return -1;
+}
+
+void LeafIndex::LinkAfter(Transaction& tx, Map::const_iterator leaf, uint64_t next) {
+  if (leaf == separators_.begin()) {
+    tx.Write(RootHeadOffset(), next);
+    return;
+  }
+  const uint64_t prev = std::prev(leaf)->second;
+  LeafHeader header = LoadHeader(tx, prev);
+  header.next = next;
+  StoreHeader(tx, prev, header);
+}
+
+absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, Map::const_iterator leaf) {
+  const uint64_t offset = leaf->second;
+  const LeafHeader header = LoadHeader(tx, offset);
+  std::vector<LeafSlot> entries;
+  for (int i = 0; i < header.count; ++i) entries.push_back(LeafAt(offset)->slots[header.perm[i]]);
+  const size_t left_count = entries.size() >= 2 ? entries.size() / 2 : entries.size();
+  const bool two = left_count < entries.size();
+
+  // New leaves are written whole, in place: nothing refers to them yet.
+  auto write_leaf = [&](uint64_t at, size_t from, size_t to, uint64_t next) {
+    Leaf image;
+    std::memset(&image, 0, sizeof(image));
+    image.header.next = next;
+    image.header.count = static_cast<uint8_t>(to - from);
+    for (size_t i = from; i < to; ++i) {
+      image.slots[i - from] = entries[i];
+      image.header.perm[i - from] = static_cast<uint8_t>(i - from);
+    }
+    image.header.checksum = LeafChecksum(image.header, image.slots);
+    std::memcpy(base_ + at, &image, sizeof(image));
+    tx.MarkFresh(at, kLeafBytes);
+    tx.WroteInPlace(at, sizeof(image));
+  };
+  auto left = alloc.AllocUnits(tx, kLeafUnits);
+  if (!left.ok()) return left.status();
+  uint64_t right = 0;
+  if (two) {
+    auto r = alloc.AllocUnits(tx, kLeafUnits);
+    if (!r.ok()) return r.status();
+    right = *r;
+    write_leaf(right, left_count, entries.size(), header.next);
+  }
+  write_leaf(*left, 0, left_count, two ? right : header.next);
+  LinkAfter(tx, leaf, *left);
+  alloc.FreeUnits(tx, offset, kLeafUnits);
+
+  const std::string separator = leaf->first;
+  separators_[separator] = *left;
+  if (two) separators_.emplace(std::string(RecordKey(base_, entries[left_count].record)), right);
+  return absl::OkStatus();
+}
+
+absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t record,
+                               uint64_t* replaced) {
+  *replaced = 0;
+  const uint64_t prefix = KeyPrefix(key);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const auto it = FindLeaf(key);
+    const uint64_t offset = it->second;
+    LeafHeader header = LoadHeader(tx, offset);
+    LeafSlot* slots = reinterpret_cast<Leaf*>(base_ + offset)->slots;
+    bool found = false;
+    const int pos = Search(header, slots, key, &found);
+    const int slot = FreeSlot(tx, offset, header);
+    if (slot < 0) {
+      absl::Status split = Split(tx, alloc, it);
+      if (!split.ok()) return split;
+      continue;
+    }
+    slots[slot] = LeafSlot{prefix, record};
+    tx.WroteInPlace(offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot));
+    if (found) {
+      *replaced = slots[header.perm[pos]].record;
+    } else {
+      std::memmove(&header.perm[pos + 1], &header.perm[pos], header.count - pos);
+      ++header.count;
+    }
+    header.perm[pos] = static_cast<uint8_t>(slot);
+    StoreHeader(tx, offset, header);
+    return absl::OkStatus();
+  }
+  return absl::InternalError("index leaf split did not make room");
+}
+
+void LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed) {
+  *removed = 0;
+  auto it = FindLeaf(key);
+  const uint64_t offset = it->second;
+  LeafHeader header = LoadHeader(tx, offset);
+  bool found = false;
+  const int pos = Search(header, LeafAt(offset)->slots, key, &found);
+  if (!found) return;
+  *removed = LeafAt(offset)->slots[header.perm[pos]].record;
+  std::memmove(&header.perm[pos], &header.perm[pos + 1], header.count - pos - 1);
+  --header.count;
+  header.perm[header.count] = 0;
+  const bool first = it == separators_.begin();
+  if (header.count > 0 || (first && header.next == 0)) {
+    StoreHeader(tx, offset, header);
+    return;
+  }
+  // An empty leaf leaves the chain; the first leaf's successor inherits "".
+  LinkAfter(tx, it, header.next);
+  alloc.FreeUnits(tx, offset, kLeafUnits);
+  auto next = separators_.erase(it);
+  if (first) {
+    const uint64_t successor = next->second;
+    separators_.erase(next);
+    separators_.emplace("", successor);
+  }
+}
+
+}  // namespace pmstore::internal

@@ -1,0 +1,67 @@
+// The ordered index: a chain of leaves in the pool (format.h) and, in
+// memory, the lowest key of each leaf to find the right one quickly.
+//
+// Only the leaves are persistent; the in-memory map is rebuilt at open by
+// one walk of the chain (one record read per leaf, about one leaf per 30
+// keys), and after an abandoned commit.
+//
+// Readers (const methods) need the store's read lock; writers its writer
+// lock and a Transaction, through which every change to a committed leaf
+// header goes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "pmstore/src/allocator.h"
+#include "pmstore/src/format.h"
+#include "pmstore/src/transaction.h"
+
+namespace pmstore::internal {
+
+class LeafIndex {
+ public:
+  LeafIndex(char* base, uint64_t heap_offset) : base_(base), heap_offset_(heap_offset) {}
+
+  // Walks the chain from `head`, verifying each leaf's checksum and bounds
+  // within `length` bytes of pool. DataLoss naming the leaf otherwise.
+  absl::Status Load(uint64_t head, uint64_t length);
+
+  // Offset of the record for `key`, or 0.
+  uint64_t Lookup(std::string_view key) const;
+
+  // Visits records in key order from the first key >= `target` until
+  // `visit` returns false.
+  void ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const;
+
+  // Points `key` at `record`. *replaced: the record it pointed at, or 0.
+  absl::Status Upsert(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t record,
+                      uint64_t* replaced);
+  // Unlinks `key`. *removed: its record, or 0 when absent.
+  void Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed);
+
+  uint64_t leaves() const { return separators_.size(); }
+
+ private:
+  using Map = std::map<std::string, uint64_t, std::less<>>;
+
+  const Leaf* LeafAt(uint64_t offset) const { return reinterpret_cast<const Leaf*>(base_ + offset); }
+  Map::const_iterator FindLeaf(std::string_view key) const;
+  LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
+  void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
+  // Position of the first key >= key in header order; *found when equal.
+  int Search(const LeafHeader& header, const LeafSlot* slots, std::string_view key, bool* found) const;
+  int FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header) const;
+  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, Map::const_iterator leaf);
+  void LinkAfter(Transaction& tx, Map::const_iterator leaf, uint64_t next);
+
+  char* base_;
+  uint64_t heap_offset_;
+  Map separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
+};
+
+}  // namespace pmstore::internal

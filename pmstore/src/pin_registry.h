@@ -1,0 +1,42 @@
+// Readers holding zero-copy views (PinnedValue) register here with the
+// last commit they could have seen; space freed by a later commit stays
+// quarantined until they let go.
+//
+// Thread-safe: pins come and go from reader threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include "absl/synchronization/mutex.h"
+
+namespace pmstore {
+
+class PinRegistry {
+ public:
+  uint64_t Pin(uint64_t seen_seq) {
+    absl::MutexLock lock(&mu_);
+    const uint64_t id = ++next_id_;
+    pins_.emplace(id, seen_seq);
+    return id;
+  }
+  void Unpin(uint64_t id) {
+    absl::MutexLock lock(&mu_);
+    pins_.erase(id);
+  }
+  // Space freed by commit K may be reused once every pin has seen K, i.e.
+  // through this sequence number (`fallback` when nobody holds a pin).
+  uint64_t ReusableThrough(uint64_t fallback) {
+    absl::MutexLock lock(&mu_);
+    uint64_t oldest = fallback;
+    for (const auto& [id, seq] : pins_) oldest = seq < oldest ? seq : oldest;
+    return oldest;
+  }
+
+ private:
+  absl::Mutex mu_;
+  uint64_t next_id_ = 0;
+  std::map<uint64_t, uint64_t> pins_;  // id -> last commit it could see
+};
+
+}  // namespace pmstore

@@ -1,0 +1,276 @@
+#include "pmstore/src/pool.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/base/errno_status.h"
+#include "pmstore/base/status_macros.h"
+#include "pmstore/base/units.h"
+
+namespace pmstore::internal {
+namespace {
+
+using base::RoundUp;
+
+Granularity Public(mapping::Granularity g) {
+  switch (g) {
+    case mapping::Granularity::kByte: return Granularity::kByte;
+    case mapping::Granularity::kCacheLine: return Granularity::kCacheLine;
+    case mapping::Granularity::kPage: return Granularity::kPage;
+  }
+  return Granularity::kPage;
+}
+
+// Weaker granularities are larger enum values.
+bool AtLeast(Granularity have, Granularity want) { return static_cast<int>(have) <= static_cast<int>(want); }
+
+uint64_t HeapOffset(uint64_t max_chunks) { return RoundUp(kChunkTableOffset + max_chunks * 8, kChunkSize); }
+
+// An OFD lock excludes every other open of the file, this process's
+// included; a classic POSIX lock on the next byte only lets a loser learn
+// the holder's pid (OFD locks report none).
+absl::Status LockPool(int fd, const std::string& path) {
+  struct flock lock = {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = 1;
+  if (fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    const int err = errno;
+    if (err != EAGAIN && err != EACCES) return base::ErrnoStatus(err, "fcntl(F_OFD_SETLK)", path);
+    struct flock query = {};
+    query.l_type = F_WRLCK;
+    query.l_whence = SEEK_SET;
+    query.l_start = 1;
+    query.l_len = 1;
+    std::string holder = "another open of it in this process";
+    if (fcntl(fd, F_GETLK, &query) == 0 && query.l_type != F_UNLCK) holder = absl::StrCat("process ", query.l_pid);
+    return absl::FailedPreconditionError(absl::StrCat(path, ": pool in use by ", holder));
+  }
+  struct flock marker = lock;
+  marker.l_start = 1;
+  fcntl(fd, F_SETLK, &marker);  // best effort: only feeds the message above
+  return absl::OkStatus();
+}
+
+absl::Status CheckSuperblock(const Superblock& sb, uint64_t file_size, const std::string& path) {
+  if (std::memcmp(sb.magic, kMagic, sizeof(kMagic)) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a pmstore pool (bad magic)"));
+  }
+  if (sb.version != kFormatVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": unsupported pool format version ", sb.version,
+                                                      " (this library reads version ", kFormatVersion, ")"));
+  }
+  if (sb.checksum != SuperblockChecksum(sb)) {
+    return absl::DataLossError(absl::StrCat(path, ": checksum failure in the superblock"));
+  }
+  if (sb.superblock_size != sizeof(Superblock) || sb.unit_size != kUnitSize || sb.chunk_size != kChunkSize ||
+      sb.leaf_slots != kLeafSlots || sb.root_offset != kRootOffset || sb.log_offset != kLogOffset ||
+      sb.log_slot_size != kLogSlotSize || sb.chunk_table_offset != kChunkTableOffset ||
+      sb.max_chunks == 0 || sb.max_chunks > (1ull << 32) || sb.heap_offset != HeapOffset(sb.max_chunks)) {
+    return absl::DataLossError(absl::StrCat(path, ": superblock describes an impossible layout"));
+  }
+  if (file_size < sb.heap_offset + kChunkSize) {
+    return absl::DataLossError(absl::StrCat(path, ": truncated file: ", file_size, " bytes, a pool needs at least ",
+                                            sb.heap_offset + kChunkSize));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Superblock> ReadSuperblock(int fd, uint64_t file_size, const std::string& path) {
+  Superblock sb;
+  if (file_size < sizeof(sb)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a pmstore pool (", file_size, " bytes, shorter than a pool header)"));
+  }
+  const ssize_t n = pread(fd, &sb, sizeof(sb), 0);
+  if (n < 0) return base::ErrnoStatus(errno, "pread", path);
+  if (static_cast<size_t>(n) != sizeof(sb)) return absl::DataLossError(absl::StrCat(path, ": short read of the superblock"));
+  PMSTORE_RETURN_IF_ERROR(CheckSuperblock(sb, file_size, path));
+  return sb;
+}
+
+// Everything but the magic, persisted; then the magic and checksum.
+void Format(Pool& pool, Persister& persister) {
+  char* base = pool.base();
+  Superblock& sb = pool.superblock;
+  std::memset(base, 0, sb.heap_offset);  // fresh file: zero already, but a reused one need not be
+  // Chunk 0 is small and holds the first (empty) leaf right after its bitmap.
+  const uint64_t chunk0 = sb.heap_offset;
+  uint64_t* bits = reinterpret_cast<uint64_t*>(base + chunk0);
+  std::memset(bits, 0, kBitmapWords * 8);
+  bits[0] = ~0ull;
+  const uint64_t leaf = chunk0 + kBitmapUnits * kUnitSize;
+  bits[1] = (1ull << kLeafUnits) - 1;
+  Leaf* first = reinterpret_cast<Leaf*>(base + leaf);
+  std::memset(first, 0, sizeof(Leaf));
+  first->header.checksum = LeafChecksum(first->header, first->slots);
+  uint64_t chunk_word = kChunkSmall;
+  std::memcpy(base + sb.chunk_table_offset, &chunk_word, 8);
+  Root root = {};
+  root.head_leaf = leaf;
+  root.num_chunks = pool.file_chunks();
+  root.checksum = RootChecksum(root);
+  std::memcpy(base + kRootOffset, &root, sizeof(root));
+  Superblock without_magic = sb;
+  std::memset(without_magic.magic, 0, sizeof(without_magic.magic));
+  std::memcpy(base, &without_magic, sizeof(without_magic));
+  persister.Flush(base, sb.heap_offset);
+  persister.Flush(base + chunk0, kBitmapWords * 8);
+  persister.Flush(first, sizeof(Leaf));
+  persister.Drain();
+  std::memcpy(base, &sb, sizeof(sb));
+  persister.Flush(base, sizeof(sb));
+  persister.Drain();
+}
+
+}  // namespace
+
+uint64_t Pool::file_chunks() const {
+  const uint64_t chunks = (file->size() - superblock.heap_offset) / kChunkSize;
+  return chunks < superblock.max_chunks ? chunks : superblock.max_chunks;
+}
+
+absl::Status WithPath(const absl::Status& status, const std::string& path) {
+  if (status.ok() || status.message().find(path) != absl::string_view::npos) return status;
+  return absl::Status(status.code(), absl::StrCat(path, ": ", status.message()));
+}
+
+absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Options& options,
+                                               PersisterFactory make_persister,
+                                               std::unique_ptr<Persister>* persister) {
+  struct stat st;
+  const bool exists = stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a pool"));
+  if (exists && options.error_if_exists) return absl::AlreadyExistsError(absl::StrCat(path, ": pool already exists"));
+  if (!exists && !options.create_if_missing) {
+    return absl::NotFoundError(absl::StrCat(path, ": no such pool file (create it first)"));
+  }
+
+  auto pool = std::make_unique<Pool>();
+  pool->path = path;
+  Superblock& sb = pool->superblock;
+  if (!exists) {
+    const uint64_t max_size = options.max_size == 0 ? options.initial_size : options.max_size;
+    std::memset(&sb, 0, sizeof(sb));
+    std::memcpy(sb.magic, kMagic, sizeof(kMagic));
+    sb.version = kFormatVersion;
+    sb.superblock_size = sizeof(Superblock);
+    sb.unit_size = kUnitSize;
+    sb.chunk_size = kChunkSize;
+    sb.leaf_slots = kLeafSlots;
+    sb.root_offset = kRootOffset;
+    sb.log_offset = kLogOffset;
+    sb.log_slot_size = kLogSlotSize;
+    sb.chunk_table_offset = kChunkTableOffset;
+    // The chunk table's size moves the heap: size the table for the whole
+    // file first (an upper bound), then count the chunks that fit after it.
+    const uint64_t total = RoundUp(std::max(max_size, options.initial_size), kChunkSize);
+    const uint64_t heap_bound = HeapOffset(total / kChunkSize);
+    sb.max_chunks = total > heap_bound ? (total - heap_bound) / kChunkSize : 1;
+    sb.heap_offset = HeapOffset(sb.max_chunks);
+    sb.checksum = SuperblockChecksum(sb);
+    const uint64_t size = std::max(RoundUp(options.initial_size, kChunkSize), sb.heap_offset + kChunkSize);
+    auto file = mapping::PoolFile::Open(path, mapping::OpenMode::kCreateExclusive, size);
+    if (!file.ok()) return WithPath(file.status(), path);
+    pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
+    pool->created = true;
+    absl::Status locked = LockPool(pool->file->fd(), path);
+    if (!locked.ok()) return locked;
+  } else {
+    auto file = mapping::PoolFile::Open(path, mapping::OpenMode::kOpenExisting, 0);
+    if (!file.ok()) return WithPath(file.status(), path);
+    pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
+    PMSTORE_RETURN_IF_ERROR(LockPool(pool->file->fd(), path));
+    PMSTORE_ASSIGN_OR_RETURN(sb, ReadSuperblock(pool->file->fd(), pool->file->size(), path));
+  }
+
+  mapping::MapOptions map_options;
+  map_options.intent = mapping::PageIntent::kPmd;
+  map_options.engine = mapping::Engine::kPmem2;
+  map_options.reserve = std::max(sb.heap_offset + sb.max_chunks * kChunkSize, pool->file->size());
+  auto mapped = mapping::Mapping::Create(*pool->file, map_options);
+  if (!mapped.ok()) return WithPath(mapped.status(), path);
+  pool->mapping = std::move(*mapped);
+  const Granularity have = Public(pool->mapping->granularity());
+  if (!AtLeast(have, options.required_granularity)) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": the mapping offers ", std::string(GranularityName(have)),
+                                                      " granularity, ",
+                                                      std::string(GranularityName(options.required_granularity)),
+                                                      " is required"));
+  }
+  *persister = make_persister(*pool->mapping);
+  if (pool->created) Format(*pool, **persister);
+  return pool;
+}
+
+absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
+  char* base = pool.base();
+  const uint64_t length = pool.length();
+  const LogHeader* valid[2] = {nullptr, nullptr};
+  for (uint64_t slot = 0; slot < 2; ++slot) {
+    const auto* header = reinterpret_cast<const LogHeader*>(base + kLogOffset + slot * kLogSlotSize);
+    if (header->seq == 0 || header->seq % 2 != slot || header->count > kLogCapacity) continue;
+    if (LogChecksum(*header, reinterpret_cast<const LogEntry*>(header + 1)) != header->checksum) continue;
+    valid[slot] = header;
+  }
+  const LogHeader* newest = valid[0];
+  const LogHeader* older = valid[1];
+  if (newest == nullptr || (older != nullptr && older->seq > newest->seq)) std::swap(newest, older);
+  if (newest == nullptr) {
+    *next_seq = 1;
+    return absl::OkStatus();
+  }
+  // Two consecutive commits are replayed oldest first: the older one's
+  // writes may not all be durable yet (FORMAT.md, "Commit protocol").
+  const LogHeader* replay[2] = {older != nullptr && older->seq + 1 == newest->seq ? older : nullptr, newest};
+  for (const LogHeader* header : replay) {
+    if (header == nullptr) continue;
+    const auto* entries = reinterpret_cast<const LogEntry*>(header + 1);
+    for (uint64_t i = 0; i < header->count; ++i) {
+      const uint64_t offset = entries[i].offset;
+      const bool in_root = offset >= kRootOffset && offset < kRootOffset + sizeof(Root);
+      const bool in_tables = offset >= kChunkTableOffset && offset < length - 8;
+      if (offset % 8 != 0 || !(in_root || in_tables)) {
+        return absl::DataLossError(absl::StrCat(pool.path, ": redo log commit ", header->seq,
+                                                " writes outside the pool's metadata (offset ", offset, ")"));
+      }
+    }
+    for (uint64_t i = 0; i < header->count; ++i) {
+      std::memcpy(base + entries[i].offset, &entries[i].value, 8);
+      persister.Flush(base + entries[i].offset, 8);
+    }
+  }
+  persister.Drain();
+  *next_seq = newest->seq + 1;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Root> ReadRoot(const Pool& pool) {
+  Root root;
+  std::memcpy(&root, pool.base() + kRootOffset, sizeof(root));
+  if (root.checksum != RootChecksum(root)) {
+    return absl::DataLossError(absl::StrCat(pool.path, ": checksum failure in the root"));
+  }
+  if (root.num_chunks > pool.superblock.max_chunks || root.num_chunks > pool.file_chunks()) {
+    return absl::DataLossError(absl::StrCat(pool.path, ": truncated file: the pool holds ", root.num_chunks,
+                                            " chunks of 2 MiB, the file only ", pool.file_chunks()));
+  }
+  return root;
+}
+
+absl::Status GrowPool(Pool& pool, uint64_t chunks) {
+  const uint64_t size = pool.superblock.heap_offset + chunks * kChunkSize;
+  PMSTORE_RETURN_IF_ERROR(WithPath(pool.file->Grow(size), pool.path));
+  // The new length must survive a crash before any commit counts on it.
+  if (fdatasync(pool.file->fd()) != 0) return base::ErrnoStatus(errno, "fdatasync", pool.path);
+  return WithPath(pool.mapping->Extend(*pool.file, size), pool.path);
+}
+
+}  // namespace pmstore::internal

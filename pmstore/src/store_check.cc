@@ -1,0 +1,193 @@
+// Store::Check: every checksum, every structural invariant of
+// doc/FORMAT.md, and the allocator's bitmaps against what the index
+// reaches.
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/src/record.h"
+#include "pmstore/src/store_impl.h"
+
+namespace pmstore {
+namespace {
+
+using namespace internal;  // NOLINT: a checker names most of the format
+
+class Checker {
+ public:
+  Checker(const char* base, uint64_t length, const Superblock& sb, uint64_t chunks, CheckReport* report)
+      : base_(base), length_(length), sb_(sb), chunks_(chunks), report_(report), reached_(chunks) {
+    for (auto& bits : reached_) bits.assign(kBitmapWords, 0);
+  }
+
+  void Run() {
+    Root root;
+    std::memcpy(&root, base_ + kRootOffset, sizeof(root));
+    if (root.checksum != RootChecksum(root)) Problem("checksum failure in the root");
+    CheckChunkTable();
+    CheckLeaves(root.head_leaf);
+    if (report_->keys != root.key_count) {
+      Problem(absl::StrCat("root counts ", root.key_count, " keys, the index holds ", report_->keys));
+    }
+    CheckBitmaps();
+  }
+
+ private:
+  void Problem(std::string line) {
+    if (report_->problems.size() < 100) report_->problems.push_back(std::move(line));
+  }
+  uint64_t ChunkWord(uint64_t c) const {
+    uint64_t word;
+    std::memcpy(&word, base_ + sb_.chunk_table_offset + c * 8, 8);
+    return word;
+  }
+  uint64_t ChunkOffset(uint64_t c) const { return sb_.heap_offset + c * kChunkSize; }
+
+  void CheckChunkTable() {
+    for (uint64_t c = 0; c < chunks_; ++c) {
+      const uint64_t word = ChunkWord(c);
+      if (ChunkKind(word) == kChunkLargeHead) {
+        const uint64_t run = RunChunks(word);
+        bool ok = run > 0 && c + run <= chunks_;
+        for (uint64_t i = 1; ok && i < run; ++i) ok = ChunkWord(c + i) == kChunkLargeTail;
+        if (!ok) Problem(absl::StrCat("chunk table: bad large run at chunk ", c));
+        if (ok) c += run - 1;
+      } else if (word != kChunkFree && word != kChunkSmall) {
+        Problem(absl::StrCat("chunk table: bad word ", word, " for chunk ", c));
+      }
+    }
+  }
+
+  // Marks [offset, offset+units) reached; false when it is not inside one
+  // small chunk or already reached (shared by two owners).
+  bool Reach(uint64_t offset, uint64_t units, const std::string& what) {
+    const uint64_t c = (offset - sb_.heap_offset) / kChunkSize;
+    if (offset < sb_.heap_offset || c >= chunks_ || ChunkWord(c) != kChunkSmall ||
+        (offset - ChunkOffset(c)) / kUnitSize + units > kUnitsPerChunk) {
+      Problem(absl::StrCat(what, " at offset ", offset, " is not inside a small chunk"));
+      return false;
+    }
+    const uint64_t first = (offset - ChunkOffset(c)) / kUnitSize;
+    for (uint64_t u = first; u < first + units; ++u) {
+      uint64_t& word = reached_[c][u / 64];
+      if (word & (1ull << (u % 64))) {
+        Problem(absl::StrCat(what, " at offset ", offset, " overlaps another object"));
+        return false;
+      }
+      word |= 1ull << (u % 64);
+    }
+    return true;
+  }
+
+  void CheckLeaves(uint64_t head) {
+    std::string previous;
+    bool have_previous = false;
+    uint64_t offset = head;
+    const uint64_t max_leaves = length_ / kLeafBytes;
+    for (uint64_t n = 0; offset != 0; ++n) {
+      if (n > max_leaves) return Problem("index leaves form a cycle");
+      if (offset % kUnitSize != 0 || offset > length_ - kLeafBytes) {
+        return Problem(absl::StrCat("index leaf offset ", offset, " is outside the pool"));
+      }
+      if (!Reach(offset, kLeafUnits, "index leaf")) return;
+      ++report_->leaves;
+      const Leaf* leaf = reinterpret_cast<const Leaf*>(base_ + offset);
+      const LeafHeader& h = leaf->header;
+      uint64_t seen = 0;
+      bool sane = h.count <= kLeafSlots;
+      for (int i = 0; sane && i < h.count; ++i) {
+        sane = h.perm[i] < kLeafSlots && (seen & (1ull << h.perm[i])) == 0;
+        seen |= 1ull << (h.perm[i] % 64);
+      }
+      if (!sane) return Problem(absl::StrCat("index leaf at offset ", offset, " has a bad slot permutation"));
+      if (LeafChecksum(h, leaf->slots) != h.checksum) {
+        return Problem(absl::StrCat("checksum failure in index leaf at offset ", offset));
+      }
+      for (int i = 0; i < h.count; ++i) {
+        const LeafSlot& slot = leaf->slots[h.perm[i]];
+        RecordView view;
+        if (!ReadRecord(base_, length_, slot.record, &view)) {
+          Problem(absl::StrCat("damaged record header at offset ", slot.record));
+          continue;
+        }
+        ++report_->keys;
+        if (have_previous && view.key <= previous) {
+          Problem(absl::StrCat("keys out of order at record offset ", slot.record));
+        }
+        previous.assign(view.key.data(), view.key.size());
+        have_previous = true;
+        if (KeyPrefix(view.key) != slot.prefix) Problem(absl::StrCat("stale key prefix for record ", slot.record));
+        CheckRecord(slot.record, view);
+      }
+      offset = h.next;
+    }
+  }
+
+  void CheckRecord(uint64_t record, const RecordView& view) {
+    if (!Reach(record, view.units, "record")) return;
+    const uint64_t stored = *reinterpret_cast<const uint64_t*>(base_ + record);
+    if (RecordChecksum(base_ + record, view.large ? view.value.data() : nullptr) != stored) {
+      Problem(absl::StrCat("checksum failure in record at offset ", record));
+    }
+    ++report_->records_verified;
+    report_->bytes_verified += view.key.size() + view.value.size();
+    if (view.large) {
+      const uint64_t c = (view.value_offset - sb_.heap_offset) / kChunkSize;
+      const uint64_t want = (view.value.size() + kChunkSize - 1) / kChunkSize;
+      if (view.value_offset < sb_.heap_offset || c >= chunks_ || ChunkWord(c) != (kChunkLargeHead | (want << 8))) {
+        Problem(absl::StrCat("large value of record ", record, " is not a run of ", want, " chunks"));
+      } else if (!large_heads_.insert(c).second) {
+        Problem(absl::StrCat("large value of record ", record, " is shared"));
+      }
+    }
+  }
+
+  void CheckBitmaps() {
+    for (uint64_t c = 0; c < chunks_; ++c) {
+      const uint64_t word = ChunkWord(c);
+      if (ChunkKind(word) == kChunkLargeHead && large_heads_.count(c) == 0) {
+        Problem(absl::StrCat("large run at chunk ", c, " belongs to no record (leaked)"));
+      }
+      if (word != kChunkSmall) continue;
+      const uint64_t* bits = reinterpret_cast<const uint64_t*>(base_ + ChunkOffset(c));
+      reached_[c][0] |= ~0ull;  // the bitmap itself
+      for (uint64_t w = 0; w < kBitmapWords; ++w) {
+        if (bits[w] == reached_[c][w]) continue;
+        const uint64_t leaked = bits[w] & ~reached_[c][w];
+        const uint64_t unmarked = reached_[c][w] & ~bits[w];
+        if (leaked) Problem(absl::StrCat("chunk ", c, ": units allocated but unreachable near unit ", w * 64));
+        if (unmarked) Problem(absl::StrCat("chunk ", c, ": reachable units marked free near unit ", w * 64));
+      }
+    }
+  }
+
+  const char* base_;
+  uint64_t length_;
+  Superblock sb_;
+  uint64_t chunks_;
+  CheckReport* report_;
+  std::vector<std::vector<uint64_t>> reached_;
+  std::set<uint64_t> large_heads_;
+};
+
+}  // namespace
+
+CheckReport StoreImpl::CheckNow() {
+  CheckReport report;
+  absl::ReaderMutexLock lock(&mu_);
+  Checker(base_, pool_->length(), pool_->superblock, alloc_.num_chunks(), &report).Run();
+  return report;
+}
+
+absl::StatusOr<CheckReport> Store::Check(const std::string& path) {
+  Options options;
+  auto store = Open(path, options);
+  if (store.ok()) return (*store)->CheckNow();
+  if (store.status().code() != absl::StatusCode::kDataLoss) return store.status();
+  CheckReport report;
+  report.problems.push_back(std::string(store.status().message()));
+  return report;
+}
+
+}  // namespace pmstore

@@ -1,0 +1,160 @@
+// Reads: point lookups, zero-copy pins, iteration, stats.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/mapping/verify.h"
+#include "pmstore/src/record.h"
+#include "pmstore/src/store_impl.h"
+
+namespace pmstore {
+namespace {
+
+absl::Status Damaged(const std::string& path, uint64_t record) {
+  return absl::DataLossError(absl::StrCat(path, ": damaged record at offset ", record));
+}
+
+// Keeps a batch of entries copied under the read lock; refills past the
+// last key returned.
+class StoreIterator final : public Iterator {
+ public:
+  StoreIterator(StoreImpl* store, IterateOptions range) : store_(store), range_(std::move(range)) {}
+
+  void SeekToFirst() override { Seek(""); }
+  void Seek(std::string_view target) override {
+    std::string start(target);
+    start = std::max({start, range_.lower_bound, range_.prefix});
+    Fill(start, false);
+  }
+  void Next() override {
+    if (++index_ < entries_.size()) return;
+    if (end_) return;
+    const std::string last = entries_.back().first;
+    Fill(last, true);
+  }
+  bool Valid() const override { return status_.ok() && index_ < entries_.size(); }
+  std::string_view key() const override { return entries_[index_].first; }
+  std::string_view value() const override { return entries_[index_].second; }
+  absl::Status status() const override { return status_; }
+
+ private:
+  void Fill(const std::string& target, bool after) {
+    entries_.clear();
+    index_ = 0;
+    status_ = store_->ScanBatch(target, after, range_, kBatch, &entries_, &end_);
+  }
+
+  static constexpr size_t kBatch = 256;
+  StoreImpl* store_;
+  IterateOptions range_;
+  std::vector<std::pair<std::string, std::string>> entries_;
+  size_t index_ = 0;
+  bool end_ = true;
+  absl::Status status_;
+};
+
+}  // namespace
+
+absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
+  absl::ReaderMutexLock lock(&mu_);
+  const uint64_t record = index_.Lookup(key);
+  if (record == 0) return absl::NotFoundError("key not found");
+  internal::RecordView view;
+  if (!internal::ReadRecord(base_, pool_->length(), record, &view)) return Damaged(pool_->path, record);
+  if (options.verify_checksums) {
+    const char* large = view.large ? view.value.data() : nullptr;
+    if (internal::RecordChecksum(base_ + record, large) !=
+        *reinterpret_cast<const uint64_t*>(base_ + record)) {
+      return Damaged(pool_->path, record);
+    }
+  }
+  value->assign(view.value.data(), view.value.size());
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) {
+  pinned->Reset();
+  absl::ReaderMutexLock lock(&mu_);
+  const uint64_t record = index_.Lookup(key);
+  if (record == 0) return absl::NotFoundError("key not found");
+  internal::RecordView view;
+  if (!internal::ReadRecord(base_, pool_->length(), record, &view)) return Damaged(pool_->path, record);
+  if (options.verify_checksums &&
+      internal::RecordChecksum(base_ + record, view.large ? view.value.data() : nullptr) !=
+          *reinterpret_cast<const uint64_t*>(base_ + record)) {
+    return Damaged(pool_->path, record);
+  }
+  // Registered while the read lock keeps writers out, so no commit can
+  // free this record before the pin is visible to it.
+  pinned->pin_id_ = pins_.Pin(next_seq_ - 1);
+  pinned->registry_ = &pins_;
+  pinned->value_ = view.value;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
+  absl::ReaderMutexLock lock(&mu_);
+  return index_.Lookup(key) != 0;
+}
+
+std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions&, const IterateOptions& range) {
+  return std::make_unique<StoreIterator>(this, range);
+}
+
+absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const IterateOptions& range,
+                                  size_t max_entries, std::vector<std::pair<std::string, std::string>>* out,
+                                  bool* end) {
+  absl::ReaderMutexLock lock(&mu_);
+  *end = true;
+  absl::Status status;
+  index_.ScanFrom(target, [&](uint64_t record) {
+    internal::RecordView view;
+    if (!internal::ReadRecord(base_, pool_->length(), record, &view)) {
+      status = Damaged(pool_->path, record);
+      return false;
+    }
+    if (after && view.key == target) return true;
+    if (!range.upper_bound.empty() && view.key >= range.upper_bound) return false;
+    if (view.key.substr(0, range.prefix.size()) != range.prefix) return view.key < range.prefix;
+    if (out->size() == max_entries) {
+      *end = false;
+      return false;
+    }
+    out->emplace_back(std::string(view.key), std::string(view.value));
+    return true;
+  });
+  return status;
+}
+
+Stats StoreImpl::GetStats() {
+  Stats stats;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    stats.path = pool_->path;
+    stats.keys = key_count_;
+    stats.pool_bytes = pool_->length();
+    stats.max_pool_bytes = pool_->superblock.heap_offset + pool_->superblock.max_chunks * internal::kChunkSize;
+    const internal::SpaceUsage usage = alloc_.Usage();
+    stats.live_bytes = usage.live_bytes;
+    stats.free_bytes = usage.free_bytes;
+    stats.fragmentation =
+        usage.free_bytes == 0 ? 0 : static_cast<double>(usage.free_in_partial_chunks) / usage.free_bytes;
+  }
+  switch (pool_->mapping->granularity()) {
+    case mapping::Granularity::kByte: stats.granularity = Granularity::kByte; break;
+    case mapping::Granularity::kCacheLine: stats.granularity = Granularity::kCacheLine; break;
+    case mapping::Granularity::kPage: stats.granularity = Granularity::kPage; break;
+  }
+  stats.dax = pool_->mapping->dax();
+  stats.map_sync = pool_->mapping->map_sync();
+  auto census = mapping::VerifyMapping(pool_->base(), pool_->length());
+  if (census.ok()) {
+    const uint64_t mapped = census->pmd_bytes + census->pte_bytes;
+    stats.pmd_mapped_share = mapped == 0 ? 0 : static_cast<double>(census->pmd_bytes) / mapped;
+    stats.pmd_verify_method = std::string(mapping::VerifyMethodName(census->method));
+  } else {
+    stats.pmd_verify_method = std::string(census.status().message());
+  }
+  return stats;
+}
+
+}  // namespace pmstore

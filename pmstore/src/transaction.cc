@@ -1,0 +1,81 @@
+#include "pmstore/src/transaction.h"
+
+#include <cstring>
+
+namespace pmstore::internal {
+namespace {
+
+inline size_t HashOffset(uint64_t offset) { return static_cast<size_t>((offset >> 3) * 0x9E3779B97F4A7C15ull >> 20); }
+
+}  // namespace
+
+void Transaction::Clear() {
+  if (table_.size() != 64 || !order_.empty()) table_.assign(64, Slot{kEmpty, 0, false});
+  order_.clear();
+  in_place_.clear();
+  fresh_.clear();
+}
+
+int64_t Transaction::Find(uint64_t offset) const {
+  const size_t mask = table_.size() - 1;
+  for (size_t i = HashOffset(offset) & mask;; i = (i + 1) & mask) {
+    if (table_[i].offset == offset) return table_[i].live ? static_cast<int64_t>(i) : -1;
+    if (table_[i].offset == kEmpty) return -1;
+  }
+}
+
+bool Transaction::IsFresh(uint64_t offset) const {
+  for (const auto& [start, size] : fresh_) {
+    if (offset >= start && offset < start + size) return true;
+  }
+  return false;
+}
+
+void Transaction::Write(uint64_t offset, uint64_t value) {
+  if (IsFresh(offset)) {
+    std::memcpy(base_ + offset, &value, 8);
+    in_place_.emplace_back(offset, 8);
+    return;
+  }
+  if ((order_.size() + 1) * 2 > table_.size()) Grow();
+  const size_t mask = table_.size() - 1;
+  size_t i = HashOffset(offset) & mask;
+  while (table_[i].offset != kEmpty && table_[i].offset != offset) i = (i + 1) & mask;
+  if (table_[i].offset == kEmpty) {
+    table_[i].offset = offset;
+    order_.push_back(static_cast<uint32_t>(i));
+  }
+  table_[i].value = value;
+  table_[i].live = true;
+}
+
+void Transaction::DropWritesInto(uint64_t offset, uint64_t size) {
+  for (uint32_t i : order_) {
+    if (table_[i].offset >= offset && table_[i].offset < offset + size) table_[i].live = false;
+  }
+}
+
+void Transaction::Grow() {
+  std::vector<Slot> old = std::move(table_);
+  std::vector<uint32_t> old_order = std::move(order_);
+  table_.assign(old.size() * 2, Slot{kEmpty, 0, false});
+  order_.clear();
+  const size_t mask = table_.size() - 1;
+  for (uint32_t j : old_order) {
+    size_t i = HashOffset(old[j].offset) & mask;
+    while (table_[i].offset != kEmpty) i = (i + 1) & mask;
+    table_[i] = old[j];
+    order_.push_back(static_cast<uint32_t>(i));
+  }
+}
+
+std::vector<LogEntry> Transaction::Entries() const {
+  std::vector<LogEntry> entries;
+  entries.reserve(order_.size());
+  for (uint32_t i : order_) {
+    if (table_[i].live) entries.push_back(LogEntry{table_[i].offset, table_[i].value});
+  }
+  return entries;
+}
+
+}  // namespace pmstore::internal

@@ -1,0 +1,77 @@
+// One commit being built: word writes to live metadata, which go through
+// the redo log, and writes made in place to space nothing committed refers
+// to (new records, new leaves, free leaf slots), which only need flushing
+// before the log record is sealed.
+//
+// Reads through a transaction see its own writes. Nothing in the pool
+// changes for other readers until StoreImpl::Commit applies the log.
+//
+// Rules that make replaying the last two commits after a crash safe (see
+// doc/FORMAT.md, "Why replaying two commits is safe"):
+//   - a transaction never writes in place into space a committed structure
+//     refers to;
+//   - space it frees is not reused before it has committed;
+//   - it logs no write into space it frees (Free drops such writes).
+//
+// Thread-compatible: used by the one writer holding the store's lock.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "pmstore/src/format.h"
+
+namespace pmstore::internal {
+
+class Transaction {
+ public:
+  explicit Transaction(char* base) : base_(base) { Clear(); }
+
+  uint64_t Read(uint64_t offset) const {
+    const int64_t i = Find(offset);
+    return i >= 0 ? table_[i].value : *reinterpret_cast<const uint64_t*>(base_ + offset);
+  }
+
+  // A logged write of the 8-byte word at `offset` (8-aligned), or an
+  // in-place one when the word lies in space this transaction allocated.
+  void Write(uint64_t offset, uint64_t value);
+
+  // [offset, offset+size) was written in place and must be flushed before
+  // the commit is sealed.
+  void WroteInPlace(uint64_t offset, uint64_t size) { in_place_.emplace_back(offset, size); }
+
+  // Space allocated by this transaction: writes into it go in place.
+  void MarkFresh(uint64_t offset, uint64_t size) { fresh_.emplace_back(offset, size); }
+  bool IsFresh(uint64_t offset) const;
+
+  // Space this transaction frees: any logged write into it is dropped.
+  void DropWritesInto(uint64_t offset, uint64_t size);
+
+  bool empty() const { return order_.empty() && in_place_.empty(); }
+  size_t logged_words() const { return order_.size(); }
+  // The logged writes, in first-write order.
+  std::vector<LogEntry> Entries() const;
+  const std::vector<std::pair<uint64_t, uint64_t>>& in_place() const { return in_place_; }
+
+  void Clear();
+
+ private:
+  struct Slot {
+    uint64_t offset;  // kEmpty when unused
+    uint64_t value;
+    bool live;        // false once dropped
+  };
+  static constexpr uint64_t kEmpty = ~0ull;
+
+  int64_t Find(uint64_t offset) const;
+  void Grow();
+
+  char* base_;
+  std::vector<Slot> table_;      // open addressing, power of two
+  std::vector<uint32_t> order_;  // indexes into table_, first-write order
+  std::vector<std::pair<uint64_t, uint64_t>> in_place_;
+  std::vector<std::pair<uint64_t, uint64_t>> fresh_;
+};
+
+}  // namespace pmstore::internal
