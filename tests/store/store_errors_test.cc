@@ -1,0 +1,197 @@
+// Every failure Store::Open and Store::Check promise: one status, a
+// message naming the file and the problem.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "pmstore/src/format.h"
+#include "pmstore/store.h"
+#include "store/store_test_util.h"
+
+namespace pmstore {
+namespace {
+
+using testing::OpenOrDie;
+using testing::SmallPool;
+
+class StoreErrorsTest : public ::testing::Test {
+ protected:
+  void MakePool() {
+    auto store = OpenOrDie(path_, SmallPool());
+    ASSERT_TRUE(store->Put("k", "v").ok());
+  }
+  void Poke(uint64_t offset, const void* bytes, size_t size) {
+    const int fd = open(path_.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(pwrite(fd, bytes, size, static_cast<off_t>(offset)), static_cast<ssize_t>(size));
+    close(fd);
+  }
+  void ExpectOpenFails(absl::StatusCode code, const std::string& words) {
+    auto store = Store::Open(path_, Options());
+    ASSERT_FALSE(store.ok());
+    EXPECT_EQ(store.status().code(), code) << store.status();
+    EXPECT_NE(store.status().message().find(path_), std::string::npos) << store.status();
+    EXPECT_NE(store.status().message().find(words), std::string::npos) << store.status();
+  }
+
+  TempDir dir_{"/dev/shm"};
+  std::string path_ = dir_.File("pool");
+};
+
+TEST_F(StoreErrorsTest, MissingFileIsNotFoundUnlessCreating) {
+  ExpectOpenFails(absl::StatusCode::kNotFound, "no such pool");
+}
+
+TEST_F(StoreErrorsTest, ErrorIfExistsRefusesAnExistingPool) {
+  MakePool();
+  Options options;
+  options.error_if_exists = true;
+  auto store = Store::Open(path_, options);
+  EXPECT_TRUE(absl::IsAlreadyExists(store.status())) << store.status();
+}
+
+TEST_F(StoreErrorsTest, GarbageFileIsNotAPool) {
+  std::ofstream(path_) << std::string(1 << 20, 'g');
+  ExpectOpenFails(absl::StatusCode::kInvalidArgument, "bad magic");
+}
+
+TEST_F(StoreErrorsTest, EmptyFileIsNotAPool) {
+  std::ofstream(path_).flush();
+  ExpectOpenFails(absl::StatusCode::kInvalidArgument, "not a pmstore pool");
+}
+
+TEST_F(StoreErrorsTest, DirectoryIsNotAPool) {
+  path_ = dir_.path();
+  ExpectOpenFails(absl::StatusCode::kInvalidArgument, "directory");
+}
+
+TEST_F(StoreErrorsTest, OtherVersionIsUnsupported) {
+  MakePool();
+  const uint32_t version = 99;
+  Poke(8, &version, sizeof(version));
+  ExpectOpenFails(absl::StatusCode::kFailedPrecondition, "unsupported pool format version 99");
+}
+
+TEST_F(StoreErrorsTest, FlippedSuperblockBitIsAChecksumFailure) {
+  MakePool();
+  const uint8_t byte = 0x40;
+  Poke(24, &byte, 1);  // inside chunk_size
+  ExpectOpenFails(absl::StatusCode::kDataLoss, "checksum failure");
+}
+
+TEST_F(StoreErrorsTest, FlippedRootBitIsAChecksumFailure) {
+  MakePool();
+  const uint8_t byte = 0x7f;
+  Poke(4096 + 1, &byte, 1);  // head_leaf, which the last commit did not log
+  ExpectOpenFails(absl::StatusCode::kDataLoss, "checksum failure in the root");
+}
+
+TEST_F(StoreErrorsTest, TruncatedFileIsReported) {
+  MakePool();
+  ASSERT_EQ(truncate(path_.c_str(), 4096 * 3), 0);
+  ExpectOpenFails(absl::StatusCode::kDataLoss, "truncated");
+}
+
+uint64_t HeapOffset(const std::string& path) {
+  internal::Superblock sb;
+  const int fd = open(path.c_str(), O_RDONLY);
+  EXPECT_EQ(pread(fd, &sb, sizeof(sb), 0), static_cast<ssize_t>(sizeof(sb)));
+  close(fd);
+  return sb.heap_offset;
+}
+
+TEST_F(StoreErrorsTest, DamagedLeafFailsOpenAndCheckReportsIt) {
+  MakePool();
+  auto clean = Store::Check(path_);
+  ASSERT_TRUE(clean.ok());
+  EXPECT_TRUE(clean->clean());
+  EXPECT_EQ(clean->keys, 1u);
+  // The first leaf sits right after chunk 0's 4 KiB bitmap; damage its
+  // `next` word, which the last commit did not log (replay would repair it).
+  const uint8_t next = 5;
+  Poke(HeapOffset(path_) + internal::kBitmapUnits * internal::kUnitSize, &next, 1);
+  ExpectOpenFails(absl::StatusCode::kDataLoss, "checksum failure in index leaf");
+  auto report = Store::Check(path_);
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->clean());
+}
+
+TEST_F(StoreErrorsTest, DamagedValueIsFoundByCheckAndVerifiedReads) {
+  MakePool();
+  // The record of "k" follows the first leaf: header, key "k", value "v".
+  const uint64_t record = HeapOffset(path_) + (internal::kBitmapUnits + internal::kLeafUnits) * internal::kUnitSize;
+  const char flipped = 'w';
+  Poke(record + sizeof(internal::RecordHeader) + 1, &flipped, 1);
+  auto store = OpenOrDie(path_, Options());
+  std::string value;
+  EXPECT_TRUE(store->Get("k", &value).ok()) << "unverified reads do not hash";
+  EXPECT_EQ(value, "w");
+  EXPECT_TRUE(absl::IsDataLoss(store->Get({.verify_checksums = true}, "k", &value)));
+  const CheckReport report = store->CheckNow();
+  ASSERT_FALSE(report.clean());
+  EXPECT_NE(report.problems.front().find("checksum failure in record"), std::string::npos) << report.problems.front();
+}
+
+TEST_F(StoreErrorsTest, SecondOpenInThisProcessIsRefused) {
+  auto first = OpenOrDie(path_, SmallPool());
+  auto second = Store::Open(path_, Options());
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(second.status()));
+  EXPECT_NE(second.status().message().find("in use"), std::string::npos) << second.status();
+}
+
+TEST_F(StoreErrorsTest, OpenFromAnotherProcessNamesTheHolder) {
+  auto first = OpenOrDie(path_, SmallPool());
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    auto second = Store::Open(path_, Options());
+    const std::string message(second.ok() ? "opened" : second.status().message());
+    (void)!write(pipe_fds[1], message.data(), message.size());
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  char buffer[512] = {0};
+  (void)!read(pipe_fds[0], buffer, sizeof(buffer) - 1);
+  waitpid(child, nullptr, 0);
+  close(pipe_fds[0]);
+  const std::string message(buffer);
+  EXPECT_NE(message.find("in use by process " + std::to_string(getpid())), std::string::npos) << message;
+}
+
+TEST_F(StoreErrorsTest, RequiredCacheLineGranularityFailsOnPageCache) {
+  if (getenv("PMEM2_FORCE_GRANULARITY") != nullptr) GTEST_SKIP() << "granularity forced";
+  Options options = SmallPool();
+  options.required_granularity = Granularity::kCacheLine;
+  auto store = Store::Open(path_, options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(store.status())) << store.status();
+}
+
+TEST_F(StoreErrorsTest, FullPoolWithoutGrowthRefusesAndKeepsEverything) {
+  auto store = OpenOrDie(path_, SmallPool(8ull << 20, 8ull << 20));
+  const std::string value(50000, 'v');
+  int stored = 0;
+  absl::Status status;
+  while ((status = store->Put("k" + std::to_string(stored), value)).ok()) ++stored;
+  EXPECT_TRUE(absl::IsResourceExhausted(status)) << status;
+  EXPECT_NE(status.message().find(path_), std::string::npos) << status;
+  WriteBatch batch;
+  batch.Put("k0", "small");
+  batch.Put("huge", std::string(3u << 20, 'h'));
+  EXPECT_TRUE(absl::IsResourceExhausted(store->Write(batch)));
+  std::string got;
+  ASSERT_TRUE(store->Get("k0", &got).ok());
+  EXPECT_EQ(got, value) << "a failed batch changed nothing";
+  EXPECT_EQ(store->GetStats().keys, static_cast<uint64_t>(stored));
+  EXPECT_TRUE(store->CheckNow().clean());
+}
+
+}  // namespace
+}  // namespace pmstore

@@ -1,0 +1,125 @@
+// Long random operation sequences checked against a std::map model:
+// puts, overwrites, deletes, batches, large values, growth, reopen.
+#include <map>
+#include <random>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "pmstore/store.h"
+#include "store/store_test_util.h"
+
+namespace pmstore {
+namespace {
+
+using Model = std::map<std::string, std::string>;
+
+struct ModelParam {
+  const char* dir;
+  bool sync;
+  int ops;
+};
+
+class StoreModelTest : public ::testing::TestWithParam<ModelParam> {};
+
+std::string RandomKey(std::mt19937_64& rng) {
+  // A small key space so overwrites and deletes hit; some long keys.
+  std::string key = "key" + std::to_string(rng() % 3000);
+  if (rng() % 50 == 0) key += std::string(rng() % 5000, 'x');
+  return key;
+}
+
+std::string RandomValue(std::mt19937_64& rng) {
+  const uint64_t dice = rng() % 1000;
+  size_t size = rng() % 200;
+  if (dice < 3) size = (1u << 20) + rng() % (3u << 20);  // large: 2 MiB aligned runs
+  else if (dice < 30) size = 1000 + rng() % 60000;
+  return pmstore::testing::ValueFor(rng(), size);
+}
+
+void ExpectMatches(Store& store, const Model& model) {
+  auto it = store.NewIterator(ReadOptions(), {});
+  auto expected = model.begin();
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++expected) {
+    ASSERT_NE(expected, model.end()) << "store has extra key " << it->key().substr(0, 40);
+    ASSERT_EQ(it->key(), expected->first);
+    ASSERT_EQ(it->value(), expected->second) << expected->first.substr(0, 40);
+  }
+  ASSERT_TRUE(it->status().ok()) << it->status();
+  ASSERT_EQ(expected, model.end()) << "store lacks key " << expected->first.substr(0, 40);
+  EXPECT_EQ(store.GetStats().keys, model.size());
+}
+
+TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
+  const ModelParam param = GetParam();
+  TempDir dir(param.dir);
+  const std::string path = dir.File("pool");
+  const uint64_t seed = std::random_device()();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  Model model;
+  Options options = pmstore::testing::SmallPool(8ull << 20, 256ull << 20);
+  const WriteOptions write{.sync = param.sync};
+  auto store = pmstore::testing::OpenOrDie(path, options);
+  ASSERT_NE(store, nullptr);
+  for (int op = 0; op < param.ops; ++op) {
+    const uint64_t dice = rng() % 100;
+    if (dice < 55) {
+      const std::string key = RandomKey(rng);
+      const std::string value = RandomValue(rng);
+      ASSERT_TRUE(store->Put(write, key, value).ok());
+      model[key] = value;
+    } else if (dice < 80) {
+      const std::string key = RandomKey(rng);
+      ASSERT_TRUE(store->Delete(write, key).ok());
+      model.erase(key);
+    } else if (dice < 88) {
+      WriteBatch batch;
+      for (int i = 0, n = static_cast<int>(rng() % 40); i < n; ++i) {
+        const std::string key = RandomKey(rng);
+        if (rng() % 3 == 0) {
+          batch.Delete(key);
+        } else {
+          batch.Put(key, pmstore::testing::ValueFor(rng(), rng() % 300));
+        }
+      }
+      ASSERT_TRUE(store->Write(write, batch).ok());
+      for (const WriteBatch::Op& batched : batch.ops()) {
+        if (batched.kind == WriteBatch::OpKind::kDelete) {
+          model.erase(batched.key);
+        } else {
+          model[batched.key] = batched.value;
+        }
+      }
+    } else if (dice < 99) {
+      const std::string key = RandomKey(rng);
+      std::string value;
+      const absl::Status s = store->Get(key, &value);
+      auto found = model.find(key);
+      if (found == model.end()) {
+        ASSERT_TRUE(absl::IsNotFound(s)) << s;
+      } else {
+        ASSERT_TRUE(s.ok()) << s;
+        ASSERT_EQ(value, found->second);
+      }
+    } else {
+      if (!param.sync) ASSERT_TRUE(store->Sync().ok());
+      store.reset();
+      store = pmstore::testing::OpenOrDie(path, Options());
+      ASSERT_NE(store, nullptr);
+      ASSERT_NO_FATAL_FAILURE(ExpectMatches(*store, model));
+    }
+  }
+  ASSERT_NO_FATAL_FAILURE(ExpectMatches(*store, model));
+  const CheckReport report = store->CheckNow();
+  EXPECT_TRUE(report.clean()) << report.problems.front();
+  EXPECT_EQ(report.keys, model.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Tmpfs, StoreModelTest, ::testing::Values(ModelParam{"/dev/shm", true, 10000}));
+// ext4: durable commits cost a disk flush each, so most run with sync=false
+// (reopen after Sync), and a short run keeps sync=true.
+INSTANTIATE_TEST_SUITE_P(Ext4, StoreModelTest,
+                         ::testing::Values(ModelParam{"/var/tmp", false, 6000}, ModelParam{"/var/tmp", true, 300}));
+
+}  // namespace
+}  // namespace pmstore
