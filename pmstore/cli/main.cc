@@ -1,17 +1,151 @@
 // The `pmstore` command: create, inspect and exercise pools from the shell.
+// Flags live here (ABSL_FLAG belongs in the binary's main file); each
+// subcommand copies them into a config struct and calls one function.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_split.h"
 #include "pmstore/base/cli.h"
+#include "pmstore/base/units.h"
+#include "pmstore/cli/bench.h"
+#include "pmstore/cli/commands.h"
 #include "pmstore/version.h"
+
+ABSL_FLAG(std::string, size, "", "create, bench: pool size, e.g. 64M, 1G (bench default 1G)");
+ABSL_FLAG(std::string, max_size, "", "create: largest size the pool may grow to (default 16 x --size)");
+ABSL_FLAG(std::string, file, "", "put: read the value from this file");
+ABSL_FLAG(std::string, prefix, "", "list: only keys starting with this");
+ABSL_FLAG(uint64_t, limit, 0, "list: at most this many keys (0: all)");
+ABSL_FLAG(bool, json, false, "stats: print JSON");
+// --- bench: db_bench's names -------------------------------------------------
+ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
+          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom");
+ABSL_FLAG(uint64_t, num, 1000000, "bench: keys (and operations per benchmark)");
+ABSL_FLAG(int, key_size, 16, "bench: key bytes");
+ABSL_FLAG(int, value_size, 100, "bench: value bytes");
+ABSL_FLAG(int, threads, 1, "bench: threads sharing the operations");
+ABSL_FLAG(bool, sync, true, "bench: durable writes (--nosync: sync=false, durable only at close)");
+ABSL_FLAG(std::string, output_format, "normal", "bench: normal or json");
+ABSL_FLAG(std::string, compare, "", "bench: also run the same workload on 'lmdb' (MDB_WRITEMAP) and print ratios");
 
 namespace {
 
-const std::vector<pmstore::base::Subcommand>& Subcommands() {
-  static const std::vector<pmstore::base::Subcommand> kSubcommands = {
+using pmstore::base::Subcommand;
+
+const std::vector<Subcommand>& Subcommands() {
+  static const std::vector<Subcommand> kSubcommands = {
+      {"create", "create POOL --size=SIZE [--max-size=SIZE]", "Create a pool file.",
+       "Creates POOL of --size bytes (rounded up to 2 MiB, space allocated), able to grow\n"
+       "in 2 MiB steps up to --max-size. Fails when POOL exists.\n\nExit status: 0 created, 2 error.",
+       {"size", "max_size"}},
+      {"put", "put POOL KEY [VALUE] [--file=F]", "Store VALUE (or --file, or stdin) under KEY.",
+       "Durable when the command returns.\n\nExit status: 0 stored, 2 error.", {"file"}},
+      {"get", "get POOL KEY", "Print the value of KEY (raw bytes).",
+       "Exit status: 0 printed, 1 KEY is absent, 2 error.", {}},
+      {"del", "del POOL KEY", "Delete KEY (absent is fine).", "Exit status: 0, 2 error.", {}},
+      {"list", "list POOL [--prefix=P] [--limit=N]", "Print keys in order, one a line.",
+       "Exit status: 0, 2 error.", {"prefix", "limit"}},
+      {"stats", "stats POOL [--json]", "Keys, space, granularity, DAX, MAP_SYNC and PMD-mapped share.",
+       "The PMD share is read back from the kernel (pagemap or smaps) for the pool's\n"
+       "resident pages.\n\nExit status: 0, 2 error.", {"json"}},
+      {"check", "check POOL", "Verify every checksum and structure of POOL.",
+       "Replays the last commit as an open does, then verifies the superblock, root,\n"
+       "chunk table, every leaf and record checksum, key order, and that the allocation\n"
+       "bitmaps match what the index reaches.\n\nExit status: 0 clean, 1 damaged (problems listed), 2 cannot open.",
+       {}},
+      {"bench", "bench POOL [--benchmarks=...] [--num=N] [--compare=lmdb] [flags]",
+       "db_bench's workloads on POOL (created when missing), optionally against LMDB.",
+       "Benchmarks run in the order given; fillseq and fillrandom start from an empty\n"
+       "pool, as in db_bench. Per benchmark: ops/s, MB/s, latency p50/p99/p99.9.\n"
+       "--compare=lmdb runs the same workload on POOL.lmdb (MDB_WRITEMAP, one synced\n"
+       "commit per write when --sync) and prints pmstore/lmdb ratios.\n\n"
+       "Example:\n  PMEM2_FORCE_GRANULARITY=CACHE_LINE pmstore bench /dev/shm/pool --compare=lmdb\n\n"
+       "Exit status: 0, 2 error.",
+       {"size", "benchmarks", "num", "key_size", "value_size", "threads", "sync", "output_format", "compare"}},
       {"version", "version", "Print the library version.", "", {}},
   };
   return kSubcommands;
+}
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "pmstore: %s\n", message.c_str());
+  return 2;
+}
+
+bool ParseSizeFlag(const std::string& text, uint64_t fallback, uint64_t* out) {
+  if (text.empty()) {
+    *out = fallback;
+    return true;
+  }
+  auto size = pmstore::base::ParseSize(text);
+  if (!size.ok()) return false;
+  *out = *size;
+  return true;
+}
+
+int Dispatch(const std::string& command, const std::vector<std::string>& args) {
+  namespace cli = pmstore::cli;
+  auto need = [&](size_t min, size_t max) { return args.size() >= min && args.size() <= max; };
+  const std::string usage = "wrong arguments for '" + command + "' (see 'pmstore help " + command + "')";
+  if (command == "version") {
+    std::printf("%s\n", std::string(pmstore::Version()).c_str());
+    return 0;
+  }
+  if (command == "create") {
+    if (!need(1, 1)) return Usage(usage);
+    cli::CreateConfig config{args[0], 0, 0};
+    if (absl::GetFlag(FLAGS_size).empty()) return Usage("create needs --size");
+    if (!ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, &config.size) ||
+        !ParseSizeFlag(absl::GetFlag(FLAGS_max_size), 0, &config.max_size)) {
+      return Usage("bad size (use e.g. 64M, 1G)");
+    }
+    return cli::Create(config);
+  }
+  if (command == "put") {
+    if (!need(2, 3)) return Usage(usage);
+    cli::PutConfig config{args[0], args[1], args.size() == 3, args.size() == 3 ? args[2] : "",
+                          absl::GetFlag(FLAGS_file)};
+    if (config.have_value && !config.file.empty()) return Usage("give VALUE or --file, not both");
+    return cli::Put(config);
+  }
+  if (command == "get") return need(2, 2) ? cli::Get(args[0], args[1]) : Usage(usage);
+  if (command == "del") return need(2, 2) ? cli::Del(args[0], args[1]) : Usage(usage);
+  if (command == "list") {
+    if (!need(1, 1)) return Usage(usage);
+    return cli::List({args[0], absl::GetFlag(FLAGS_prefix), absl::GetFlag(FLAGS_limit)});
+  }
+  if (command == "stats") return need(1, 1) ? cli::PrintStats(args[0], absl::GetFlag(FLAGS_json)) : Usage(usage);
+  if (command == "check") return need(1, 1) ? cli::Check(args[0]) : Usage(usage);
+  if (command == "bench") {
+    if (!need(1, 1)) return Usage(usage);
+    cli::BenchConfig config;
+    config.pool = args[0];
+    if (!ParseSizeFlag(absl::GetFlag(FLAGS_size), 1ull << 30, &config.size)) return Usage("bad --size");
+    config.benchmarks = absl::StrSplit(absl::GetFlag(FLAGS_benchmarks), ',', absl::SkipEmpty());
+    for (const std::string& name : config.benchmarks) {
+      if (name != "fillseq" && name != "fillrandom" && name != "overwrite" && name != "readrandom" &&
+          name != "readseq" && name != "deleterandom") {
+        return Usage("unknown benchmark '" + name + "'");
+      }
+    }
+    config.num = absl::GetFlag(FLAGS_num);
+    config.key_size = absl::GetFlag(FLAGS_key_size);
+    config.value_size = absl::GetFlag(FLAGS_value_size);
+    config.threads = absl::GetFlag(FLAGS_threads);
+    config.sync = absl::GetFlag(FLAGS_sync);
+    config.compare = absl::GetFlag(FLAGS_compare);
+    const std::string format = absl::GetFlag(FLAGS_output_format);
+    if (format != "normal" && format != "json") return Usage("--output-format is normal or json");
+    config.json = format == "json";
+    if (config.num == 0 || config.threads < 1 || config.key_size < 1 || config.value_size < 0 ||
+        config.value_size > (1 << 19)) {
+      return Usage("--num, --threads, --key-size must be positive, --value-size at most 512K");
+    }
+    return cli::RunBench(config);
+  }
+  return Usage("unknown subcommand '" + command + "'");
 }
 
 }  // namespace
@@ -23,7 +157,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pmstore: %s\n", std::string(parsed.status().message()).c_str());
     return 2;
   }
-  if (parsed->help) {
+  if (parsed->help || parsed->subcommand == nullptr) {
     const std::string text = parsed->subcommand
         ? pmstore::base::SubcommandHelp(program, *parsed->subcommand)
         : pmstore::base::ProgramHelp(program, "pmstore: a crash-consistent key/object store on persistent memory.",
@@ -31,6 +165,5 @@ int main(int argc, char** argv) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  std::printf("%s\n", std::string(pmstore::Version()).c_str());
-  return 0;
+  return Dispatch(parsed->subcommand->name, parsed->args);
 }

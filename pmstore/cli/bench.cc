@@ -1,0 +1,233 @@
+#include "pmstore/cli/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "pmstore/cli/kv_engine.h"
+
+namespace pmstore::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Result {
+  std::string name;
+  uint64_t ops = 0;
+  double seconds = 0;
+  uint64_t bytes = 0;
+  double p50_us = 0, p99_us = 0, p999_us = 0;
+  uint64_t found = 0;
+  double ops_per_sec() const { return seconds > 0 ? ops / seconds : 0; }
+  double mb_per_sec() const { return seconds > 0 ? bytes / seconds / 1048576.0 : 0; }
+};
+
+bool IsFill(const std::string& name) { return name == "fillseq" || name == "fillrandom"; }
+
+std::string MakeKey(uint64_t k, int size) {
+  std::string key = std::to_string(k);
+  if (static_cast<int>(key.size()) < size) key.insert(0, size - key.size(), '0');
+  return key;
+}
+
+double Percentile(std::vector<uint32_t>& ns, double q) {
+  if (ns.empty()) return 0;
+  const size_t i = std::min(ns.size() - 1, static_cast<size_t>(q * ns.size()));
+  std::nth_element(ns.begin(), ns.begin() + i, ns.end());
+  return ns[i] / 1000.0;
+}
+
+absl::StatusOr<Result> RunOne(KvEngine& engine, const std::string& name, const BenchConfig& config) {
+  const int threads = std::max(1, config.threads);
+  std::vector<std::vector<uint32_t>> latencies(threads);
+  std::vector<absl::Status> statuses(threads);
+  std::vector<uint64_t> found(threads, 0), bytes(threads, 0), done_ops(threads, 0);
+  std::string random_bytes(1 << 20, '\0');
+  std::mt19937_64 fill(config.seed);
+  for (char& c : random_bytes) c = static_cast<char>(' ' + fill() % 95);
+  const Clock::time_point start = Clock::now();
+
+  auto worker = [&](int t) {
+    const uint64_t per = config.num / threads + (t == 0 ? config.num % threads : 0);
+    const uint64_t first = t == 0 ? 0 : config.num % threads + t * (config.num / threads);
+    std::mt19937_64 rng(config.seed * 1000003 + t * 7919 + std::hash<std::string>()(name));
+    auto& lat = latencies[t];
+    lat.reserve(per);
+    std::string value_out;
+    Clock::time_point last_report = Clock::now();
+    if (name == "readseq") {
+      const Clock::time_point begin = Clock::now();
+      auto n = engine.Scan(per, &bytes[t]);
+      if (!n.ok()) {
+        statuses[t] = n.status();
+        return;
+      }
+      const double each = std::chrono::duration<double, std::nano>(Clock::now() - begin).count() / std::max<uint64_t>(1, *n);
+      lat.assign(1, static_cast<uint32_t>(each));
+      done_ops[t] = *n;
+      found[t] = *n;
+      return;
+    }
+    for (uint64_t i = 0; i < per; ++i) {
+      const uint64_t k = name == "fillseq" ? first + i : rng() % config.num;
+      const std::string key = MakeKey(k, config.key_size);
+      const Clock::time_point begin = Clock::now();
+      absl::Status status;
+      if (name == "fillseq" || name == "fillrandom" || name == "overwrite") {
+        const size_t offset = rng() % (random_bytes.size() - config.value_size);
+        status = engine.Put(key, std::string_view(random_bytes).substr(offset, config.value_size));
+        bytes[t] += key.size() + config.value_size;
+      } else if (name == "readrandom") {
+        bool hit = false;
+        status = engine.Get(key, &value_out, &hit);
+        if (hit) {
+          ++found[t];
+          bytes[t] += key.size() + value_out.size();
+        }
+      } else if (name == "deleterandom") {
+        status = engine.Delete(key);
+        bytes[t] += key.size();
+      } else {
+        status = absl::InvalidArgumentError(absl::StrCat("unknown benchmark '", name, "'"));
+      }
+      lat.push_back(static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - begin).count()));
+      if (!status.ok()) {
+        statuses[t] = status;
+        return;
+      }
+      done_ops[t] = i + 1;
+      if (t == 0 && (i & 0xffff) == 0 && Clock::now() - last_report > std::chrono::seconds(2)) {
+        last_report = Clock::now();
+        std::fprintf(stderr, "%s %s: %llu/%llu ops\n", engine.name().c_str(), name.c_str(),
+                     static_cast<unsigned long long>(i), static_cast<unsigned long long>(per));
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+  worker(0);
+  for (auto& thread : pool) thread.join();
+  Result result;
+  result.name = name;
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<uint32_t> all;
+  for (int t = 0; t < threads; ++t) {
+    if (!statuses[t].ok()) return statuses[t];
+    result.ops += done_ops[t];
+    result.bytes += bytes[t];
+    result.found += found[t];
+    all.insert(all.end(), latencies[t].begin(), latencies[t].end());
+  }
+  result.p50_us = Percentile(all, 0.50);
+  result.p99_us = Percentile(all, 0.99);
+  result.p999_us = Percentile(all, 0.999);
+  return result;
+}
+
+absl::StatusOr<std::unique_ptr<KvEngine>> OpenEngine(const std::string& kind, const BenchConfig& config, bool fresh) {
+  EngineConfig engine_config{kind == "lmdb" ? config.pool + ".lmdb" : config.pool, config.size, config.sync, fresh};
+  return kind == "lmdb" ? OpenLmdbEngine(engine_config) : OpenPmstoreEngine(engine_config);
+}
+
+absl::StatusOr<std::vector<Result>> RunAll(const std::string& kind, const BenchConfig& config, std::string* describe) {
+  std::vector<Result> results;
+  std::unique_ptr<KvEngine> engine;
+  for (const std::string& name : config.benchmarks) {
+    if (engine == nullptr || IsFill(name)) {
+      engine.reset();  // close (and unlock) before recreating
+      auto opened = OpenEngine(kind, config, IsFill(name));
+      if (!opened.ok()) return opened.status();
+      engine = std::move(*opened);
+    }
+    auto result = RunOne(*engine, name, config);
+    if (!result.ok()) return result.status();
+    results.push_back(*result);
+  }
+  if (engine != nullptr) *describe = engine->Describe();
+  return results;
+}
+
+nlohmann::json ToJson(const std::vector<Result>& results) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Result& r : results) {
+    list.push_back({{"name", r.name}, {"ops", r.ops}, {"seconds", r.seconds}, {"ops_per_sec", r.ops_per_sec()},
+                    {"mb_per_sec", r.mb_per_sec()}, {"p50_us", r.p50_us}, {"p99_us", r.p99_us},
+                    {"p999_us", r.p999_us}, {"found", r.found}});
+  }
+  return list;
+}
+
+void PrintTable(const std::string& engine, const std::vector<Result>& results) {
+  for (const Result& r : results) {
+    std::printf("%-8s %-13s: %9.3f us/op %11.0f ops/s %8.1f MB/s  p50 %7.2f  p99 %7.2f  p99.9 %8.2f us", engine.c_str(),
+                r.name.c_str(), r.ops ? r.seconds * 1e6 / r.ops : 0.0, r.ops_per_sec(), r.mb_per_sec(), r.p50_us,
+                r.p99_us, r.p999_us);
+    if (r.name == "readrandom" || r.name == "readseq") {
+      std::printf("  (%llu of %llu found)", static_cast<unsigned long long>(r.found),
+                  static_cast<unsigned long long>(r.ops));
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+int RunBench(const BenchConfig& config) {
+  std::string describe;
+  auto results = RunAll("pmstore", config, &describe);
+  if (!results.ok()) {
+    std::fprintf(stderr, "pmstore: %s\n", std::string(results.status().message()).c_str());
+    return 2;
+  }
+  std::vector<Result> other;
+  std::string other_describe;
+  if (!config.compare.empty()) {
+    if (config.compare != "lmdb") {
+      std::fprintf(stderr, "pmstore: --compare takes only 'lmdb'\n");
+      return 2;
+    }
+    auto compared = RunAll("lmdb", config, &other_describe);
+    if (!compared.ok()) {
+      std::fprintf(stderr, "pmstore: %s\n", std::string(compared.status().message()).c_str());
+      return 2;
+    }
+    other = *compared;
+  }
+  if (config.json) {
+    nlohmann::json out = {{"engine", "pmstore"},      {"pool", config.pool},           {"num", config.num},
+                          {"key_size", config.key_size}, {"value_size", config.value_size}, {"threads", config.threads},
+                          {"sync", config.sync},      {"mapping", describe},           {"benchmarks", ToJson(*results)}};
+    if (!other.empty()) {
+      nlohmann::json ratios = nlohmann::json::object();
+      for (size_t i = 0; i < other.size(); ++i) {
+        if (other[i].ops_per_sec() > 0) ratios[other[i].name] = (*results)[i].ops_per_sec() / other[i].ops_per_sec();
+      }
+      out["compare"] = {{"engine", config.compare}, {"description", other_describe},
+                        {"benchmarks", ToJson(other)}, {"ratios", ratios}};
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("pmstore bench: %llu keys of %d B, values of %d B, %d thread(s), %s, %s\n  pmstore: %s\n",
+              static_cast<unsigned long long>(config.num), config.key_size, config.value_size, config.threads,
+              config.sync ? "durable (sync) writes" : "sync=false", config.pool.c_str(), describe.c_str());
+  PrintTable("pmstore", *results);
+  if (!other.empty()) {
+    std::printf("  %s: %s\n", config.compare.c_str(), other_describe.c_str());
+    PrintTable(config.compare, other);
+    std::printf("ratio pmstore/%s (ops/s):", config.compare.c_str());
+    for (size_t i = 0; i < other.size(); ++i) {
+      std::printf(" %s %.2fx", other[i].name.c_str(),
+                  other[i].ops_per_sec() > 0 ? (*results)[i].ops_per_sec() / other[i].ops_per_sec() : 0.0);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace pmstore::cli

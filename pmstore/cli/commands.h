@@ -1,0 +1,42 @@
+// The pool subcommands of `pmstore`: each takes its arguments as a config
+// struct (flags stay in main.cc) and returns the process exit status:
+// 0 success, 1 missing key (get) or damaged pool (check), 2 any error,
+// after printing one line naming the file and the problem.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pmstore::cli {
+
+struct CreateConfig {
+  std::string pool;
+  uint64_t size = 0;
+  uint64_t max_size = 0;  // 0: 16 times size
+};
+int Create(const CreateConfig& config);
+
+struct PutConfig {
+  std::string pool;
+  std::string key;
+  bool have_value = false;
+  std::string value;
+  std::string file;  // read the value from here ("" and !have_value: stdin)
+};
+int Put(const PutConfig& config);
+
+int Get(const std::string& pool, const std::string& key);
+int Del(const std::string& pool, const std::string& key);
+
+struct ListConfig {
+  std::string pool;
+  std::string prefix;
+  uint64_t limit = 0;  // 0: all
+};
+int List(const ListConfig& config);
+
+int PrintStats(const std::string& pool, bool json);
+int Check(const std::string& pool);
+
+}  // namespace pmstore::cli

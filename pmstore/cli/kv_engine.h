@@ -1,0 +1,45 @@
+// What `pmstore bench` drives: pmstore itself, or LMDB for comparison.
+// Engines only move data; the bench core generates keys, times every
+// operation and reports.
+//
+// Thread-safety: Put/Delete/Get/Scan may be called from several threads
+// at once (each engine serialises writers as its library requires).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace pmstore::cli {
+
+class KvEngine {
+ public:
+  virtual ~KvEngine() = default;
+  virtual std::string name() const = 0;
+  // One line about how the engine runs here (granularity, mapping).
+  virtual std::string Describe() = 0;
+  virtual absl::Status Put(std::string_view key, std::string_view value) = 0;
+  virtual absl::Status Delete(std::string_view key) = 0;
+  // OK and *found false when the key is absent.
+  virtual absl::Status Get(std::string_view key, std::string* value, bool* found) = 0;
+  // Visits up to `limit` entries in key order; returns how many.
+  virtual absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) = 0;
+};
+
+struct EngineConfig {
+  std::string path;
+  uint64_t size = 0;
+  bool sync = true;
+  bool fresh = false;  // delete whatever is at path first
+};
+
+absl::StatusOr<std::unique_ptr<KvEngine>> OpenPmstoreEngine(const EngineConfig& config);
+// LMDB with MDB_WRITEMAP | MDB_NOSUBDIR, one write transaction per put,
+// synced on commit unless !sync (then MDB_NOSYNC | MDB_NOMETASYNC).
+absl::StatusOr<std::unique_ptr<KvEngine>> OpenLmdbEngine(const EngineConfig& config);
+
+}  // namespace pmstore::cli

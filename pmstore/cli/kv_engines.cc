@@ -1,0 +1,170 @@
+#include <lmdb.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/cli/kv_engine.h"
+#include "pmstore/store.h"
+
+namespace pmstore::cli {
+namespace {
+
+class PmstoreEngine final : public KvEngine {
+ public:
+  PmstoreEngine(std::unique_ptr<Store> store, bool sync) : store_(std::move(store)), write_{.sync = sync} {}
+  std::string name() const override { return "pmstore"; }
+  std::string Describe() override {
+    const Stats stats = store_->GetStats();
+    return absl::StrCat(std::string(GranularityName(stats.granularity)), " granularity, dax ", stats.dax ? "yes" : "no",
+                        ", pmd-mapped share ", stats.pmd_mapped_share, " (", stats.pmd_verify_method, ")");
+  }
+  absl::Status Put(std::string_view key, std::string_view value) override { return store_->Put(write_, key, value); }
+  absl::Status Delete(std::string_view key) override { return store_->Delete(write_, key); }
+  absl::Status Get(std::string_view key, std::string* value, bool* found) override {
+    const absl::Status status = store_->Get(ReadOptions(), key, value);
+    *found = status.ok();
+    return absl::IsNotFound(status) ? absl::OkStatus() : status;
+  }
+  absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) override {
+    auto it = store_->NewIterator(ReadOptions(), {});
+    uint64_t n = 0;
+    for (it->SeekToFirst(); it->Valid() && n < limit; it->Next(), ++n) *bytes += it->key().size() + it->value().size();
+    return n;
+  }
+
+ private:
+  std::unique_ptr<Store> store_;
+  WriteOptions write_;
+};
+
+absl::Status LmdbError(int rc, std::string_view call, const std::string& path) {
+  return absl::InternalError(absl::StrCat(path, ": ", std::string(call), ": ", mdb_strerror(rc)));
+}
+
+class LmdbEngine final : public KvEngine {
+ public:
+  ~LmdbEngine() override {
+    if (env_ != nullptr) mdb_env_close(env_);
+  }
+  std::string name() const override { return "lmdb"; }
+  std::string Describe() override { return absl::StrCat("liblmdb ", MDB_VERSION_STRING, ", MDB_WRITEMAP"); }
+
+  absl::Status Open(const EngineConfig& config) {
+    path_ = config.path;
+    if (config.fresh) {
+      unlink(path_.c_str());
+      unlink((path_ + "-lock").c_str());
+    }
+    int rc = mdb_env_create(&env_);
+    if (rc == 0) rc = mdb_env_set_mapsize(env_, config.size);
+    if (rc == 0) rc = mdb_env_set_maxreaders(env_, 256);
+    const unsigned flags =
+        MDB_WRITEMAP | MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD | (config.sync ? 0 : (MDB_NOSYNC | MDB_NOMETASYNC));
+    if (rc == 0) rc = mdb_env_open(env_, path_.c_str(), flags, 0644);
+    if (rc != 0) return LmdbError(rc, "mdb_env_open", path_);
+    MDB_txn* txn = nullptr;
+    rc = mdb_txn_begin(env_, nullptr, 0, &txn);
+    if (rc == 0) rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
+    if (rc == 0) rc = mdb_txn_commit(txn);
+    return rc == 0 ? absl::OkStatus() : LmdbError(rc, "mdb_dbi_open", path_);
+  }
+
+  absl::Status Put(std::string_view key, std::string_view value) override {
+    return Write([&](MDB_txn* txn) {
+      MDB_val k{key.size(), const_cast<char*>(key.data())};
+      MDB_val v{value.size(), const_cast<char*>(value.data())};
+      return mdb_put(txn, dbi_, &k, &v, 0);
+    });
+  }
+  absl::Status Delete(std::string_view key) override {
+    return Write([&](MDB_txn* txn) {
+      MDB_val k{key.size(), const_cast<char*>(key.data())};
+      const int rc = mdb_del(txn, dbi_, &k, nullptr);
+      return rc == MDB_NOTFOUND ? 0 : rc;
+    });
+  }
+
+  absl::Status Get(std::string_view key, std::string* value, bool* found) override {
+    // One read transaction per thread, reset between reads and renewed,
+    // as LMDB advises for many short reads; aborted when the thread ends.
+    struct ReadTxn {
+      MDB_txn* txn = nullptr;
+      ~ReadTxn() {
+        if (txn != nullptr) mdb_txn_abort(txn);
+      }
+    };
+    thread_local ReadTxn reader;
+    MDB_txn*& txn = reader.txn;
+    int rc = txn == nullptr ? mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn) : mdb_txn_renew(txn);
+    if (rc != 0) return LmdbError(rc, "mdb_txn_begin", path_);
+    MDB_val k{key.size(), const_cast<char*>(key.data())};
+    MDB_val v;
+    rc = mdb_get(txn, dbi_, &k, &v);
+    *found = rc == 0;
+    if (rc == 0) value->assign(static_cast<const char*>(v.mv_data), v.mv_size);
+    mdb_txn_reset(txn);
+    return rc == 0 || rc == MDB_NOTFOUND ? absl::OkStatus() : LmdbError(rc, "mdb_get", path_);
+  }
+
+  absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) override {
+    MDB_txn* txn = nullptr;
+    MDB_cursor* cursor = nullptr;
+    int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
+    if (rc == 0) rc = mdb_cursor_open(txn, dbi_, &cursor);
+    if (rc != 0) return LmdbError(rc, "mdb_cursor_open", path_);
+    MDB_val k, v;
+    uint64_t n = 0;
+    for (rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST); rc == 0 && n < limit;
+         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT), ++n) {
+      *bytes += k.mv_size + v.mv_size;
+    }
+    mdb_cursor_close(cursor);
+    mdb_txn_abort(txn);
+    return n;
+  }
+
+ private:
+  template <typename Fn>
+  absl::Status Write(Fn fn) {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    MDB_txn* txn = nullptr;
+    int rc = mdb_txn_begin(env_, nullptr, 0, &txn);
+    if (rc != 0) return LmdbError(rc, "mdb_txn_begin", path_);
+    rc = fn(txn);
+    if (rc != 0) {
+      mdb_txn_abort(txn);
+      return LmdbError(rc, "write", path_);
+    }
+    rc = mdb_txn_commit(txn);
+    return rc == 0 ? absl::OkStatus() : LmdbError(rc, "mdb_txn_commit", path_);
+  }
+
+  std::string path_;
+  MDB_env* env_ = nullptr;
+  MDB_dbi dbi_ = 0;
+  std::mutex write_mu_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<KvEngine>> OpenPmstoreEngine(const EngineConfig& config) {
+  if (config.fresh) unlink(config.path.c_str());
+  Options options;
+  options.create_if_missing = true;
+  options.initial_size = config.size;
+  options.max_size = config.size;
+  auto store = Store::Open(config.path, options);
+  if (!store.ok()) return store.status();
+  return std::unique_ptr<KvEngine>(new PmstoreEngine(std::move(*store), config.sync));
+}
+
+absl::StatusOr<std::unique_ptr<KvEngine>> OpenLmdbEngine(const EngineConfig& config) {
+  auto engine = std::make_unique<LmdbEngine>();
+  absl::Status status = engine->Open(config);
+  if (!status.ok()) return status;
+  return std::unique_ptr<KvEngine>(std::move(engine));
+}
+
+}  // namespace pmstore::cli
