@@ -8,7 +8,7 @@ out=/run/dax-vm/out
 # shellcheck source=/dev/null
 . "$out/config.sh"   # DAXVM_FS, DAXVM_NUMA, DAXVM_ROOT, DAXVM_CMD (array)
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root LANG=C.UTF-8
+export HOME=/root LANG=C.UTF-8 TERM=dumb
 log() { echo "dax-vm[guest]: $*"; }
 fail() { log "$*"; echo 125 > "$out/rc"; exit 125; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
