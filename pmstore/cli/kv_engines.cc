@@ -2,7 +2,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <atomic>
 #include <mutex>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/cli/kv_engine.h"
@@ -46,6 +48,7 @@ absl::Status LmdbError(int rc, std::string_view call, const std::string& path) {
 class LmdbEngine final : public KvEngine {
  public:
   ~LmdbEngine() override {
+    for (MDB_txn* txn : readers_) mdb_txn_abort(txn);
     if (env_ != nullptr) mdb_env_close(env_);
   }
   std::string name() const override { return "lmdb"; }
@@ -87,18 +90,21 @@ class LmdbEngine final : public KvEngine {
   }
 
   absl::Status Get(std::string_view key, std::string* value, bool* found) override {
-    // One read transaction per thread, reset between reads and renewed,
-    // as LMDB advises for many short reads; aborted when the thread ends.
-    struct ReadTxn {
-      MDB_txn* txn = nullptr;
-      ~ReadTxn() {
-        if (txn != nullptr) mdb_txn_abort(txn);
+    // One read transaction per thread, reset between reads and renewed, as
+    // LMDB advises for many short reads; the engine aborts them at close.
+    thread_local uint64_t txn_engine = 0;
+    thread_local MDB_txn* txn = nullptr;
+    int rc = 0;
+    if (txn_engine != id_) {
+      rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
+      if (rc == 0) {
+        txn_engine = id_;
+        std::lock_guard<std::mutex> lock(write_mu_);
+        readers_.push_back(txn);
       }
-    };
-    thread_local ReadTxn reader;
-    MDB_txn*& txn = reader.txn;
-    int rc = txn == nullptr ? mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn) : mdb_txn_renew(txn);
-    if (rc != 0) return LmdbError(rc, "mdb_txn_begin", path_);
+    } else {
+      rc = mdb_txn_renew(txn);
+    }
     MDB_val k{key.size(), const_cast<char*>(key.data())};
     MDB_val v;
     rc = mdb_get(txn, dbi_, &k, &v);
@@ -141,6 +147,9 @@ class LmdbEngine final : public KvEngine {
     return rc == 0 ? absl::OkStatus() : LmdbError(rc, "mdb_txn_commit", path_);
   }
 
+  static inline std::atomic<uint64_t> next_id_{1};
+  const uint64_t id_ = next_id_++;
+  std::vector<MDB_txn*> readers_;  // guarded by write_mu_
   std::string path_;
   MDB_env* env_ = nullptr;
   MDB_dbi dbi_ = 0;

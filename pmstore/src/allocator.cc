@@ -1,5 +1,6 @@
 #include "pmstore/src/allocator.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -43,9 +44,15 @@ void SpaceAllocator::MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units
 }
 
 int64_t SpaceAllocator::FindRun(const SmallChunk& chunk, uint64_t units) const {
+  // Next fit: continue after the last allocation, then wrap around once.
+  const int64_t found = FindRunFrom(chunk, units, chunk.hint);
+  return found >= 0 || chunk.hint == kBitmapUnits ? found : FindRunFrom(chunk, units, kBitmapUnits);
+}
+
+int64_t SpaceAllocator::FindRunFrom(const SmallChunk& chunk, uint64_t units, uint64_t from) const {
   uint64_t run = 0;
   uint64_t start = 0;
-  for (uint64_t u = kBitmapUnits; u < kUnitsPerChunk;) {
+  for (uint64_t u = from; u < kUnitsPerChunk;) {
     const uint64_t word = chunk.bits[u / 64];
     if (u % 64 == 0 && word == ~0ull) {
       run = 0;
@@ -140,6 +147,7 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocUnits(Transaction& tx, uint64_t un
     first = FindRun(*small_[chunk], units);
   }
   current_ = chunk;
+  small_[chunk]->hint = std::min(kUnitsPerChunk - 1, static_cast<uint64_t>(first) + units);
   MarkUnits(*small_[chunk], static_cast<uint64_t>(first), units, true);
   SetPersistentBits(tx, chunk, static_cast<uint64_t>(first), units, true);
   return ChunkOffset(chunk) + static_cast<uint64_t>(first) * kUnitSize;

@@ -62,6 +62,7 @@ class SpaceAllocator {
   struct SmallChunk {
     std::array<uint64_t, kBitmapWords> bits;
     uint64_t used = 0;  // units marked, bitmap and quarantine included
+    uint64_t hint = kBitmapUnits;  // where the next search starts (after the last allocation)
   };
   struct Freed {
     uint64_t seq;
@@ -74,6 +75,7 @@ class SpaceAllocator {
   uint64_t ChunkWordOffset(uint64_t chunk) const { return sb_.chunk_table_offset + chunk * 8; }
   uint64_t ChunkOf(uint64_t offset) const { return (offset - sb_.heap_offset) / kChunkSize; }
   int64_t FindRun(const SmallChunk& chunk, uint64_t units) const;
+  int64_t FindRunFrom(const SmallChunk& chunk, uint64_t units, uint64_t from) const;
   void MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units, bool used);
   void SetPersistentBits(Transaction& tx, uint64_t chunk, uint64_t first, uint64_t units, bool used);
   absl::StatusOr<uint64_t> ClaimSmallChunk(Transaction& tx);

@@ -11,9 +11,12 @@ uint64_t SuperblockChecksum(const Superblock& sb) { return Checksum(&sb, offseto
 
 uint64_t RootChecksum(const Root& root) { return Checksum(&root, offsetof(Root, checksum)); }
 
-uint64_t LeafChecksum(const LeafHeader& header, const LeafSlot* slots) {
-  // next, count, perm[0..count), then the slots in key order.
-  unsigned char buffer[8 + 1 + kLeafSlots + kLeafSlots * sizeof(LeafSlot)];
+uint8_t KeyFingerprint(std::string_view key) { return static_cast<uint8_t>(XXH3_64bits(key.data(), key.size())); }
+
+uint64_t LeafChecksum(const LeafHeader& header, const Leaf& leaf) {
+  // next, count, perm[0..count), then the slots and fingerprints in key order.
+  const LeafSlot* slots = leaf.slots;
+  unsigned char buffer[8 + 1 + kLeafSlots + kLeafSlots * (sizeof(LeafSlot) + 1)];
   size_t n = 0;
   std::memcpy(buffer, &header.next, 8);
   n += 8;
@@ -25,6 +28,7 @@ uint64_t LeafChecksum(const LeafHeader& header, const LeafSlot* slots) {
     const uint8_t slot = header.perm[i] < kLeafSlots ? header.perm[i] : 0;
     std::memcpy(buffer + n, &slots[slot], sizeof(LeafSlot));
     n += sizeof(LeafSlot);
+    buffer[n++] = leaf.fingerprints[slot];
   }
   return Checksum(buffer, n);
 }

@@ -101,9 +101,12 @@ struct LeafSlot {
 };
 struct Leaf {
   LeafHeader header;
+  // One byte of each slot's key hash: a point lookup reads a record only
+  // where the fingerprint matches. Written in place with its slot.
+  uint8_t fingerprints[64];
   LeafSlot slots[kLeafSlots];
 };
-inline constexpr uint64_t kLeafUnits = (sizeof(Leaf) + kUnitSize - 1) / kUnitSize;  // 13
+inline constexpr uint64_t kLeafUnits = (sizeof(Leaf) + kUnitSize - 1) / kUnitSize;  // 14
 inline constexpr uint64_t kLeafBytes = kLeafUnits * kUnitSize;
 
 // A record: header, [value offset when large], key, [value when inline].
@@ -135,9 +138,11 @@ inline uint64_t KeyPrefix(std::string_view key) {
 uint64_t Checksum(const void* data, size_t size);
 uint64_t SuperblockChecksum(const Superblock& sb);
 uint64_t RootChecksum(const Root& root);
-// Covers next, count, the permutation in use and the slots it names, so
-// stale bytes in free slots do not matter.
-uint64_t LeafChecksum(const LeafHeader& header, const LeafSlot* slots);
+// Covers next, count, the permutation in use and the slots (and
+// fingerprints) it names, so stale bytes in free slots do not matter.
+// `header` may differ from leaf.header (a transaction's version).
+uint64_t LeafChecksum(const LeafHeader& header, const Leaf& leaf);
+uint8_t KeyFingerprint(std::string_view key);
 uint64_t LogChecksum(const LogHeader& header, const LogEntry* entries);
 // Of the record at `record` whose header is filled in (value at
 // `large_value` when the record says it is large).

@@ -28,7 +28,7 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
     const LeafHeader& h = leaf->header;
     bool sane = h.count <= kLeafSlots;
     for (int i = 0; sane && i < h.count; ++i) sane = h.perm[i] < kLeafSlots;
-    if (!sane || LeafChecksum(h, leaf->slots) != h.checksum) {
+    if (!sane || LeafChecksum(h, *leaf) != h.checksum) {
       return absl::DataLossError(absl::StrCat("checksum failure in index leaf at offset ", offset));
     }
     if (n == 0) {
@@ -70,11 +70,21 @@ int LeafIndex::Search(const LeafHeader& header, const LeafSlot* slots, std::stri
   return lo;
 }
 
+int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const {
+  const uint8_t fingerprint = KeyFingerprint(key);
+  const uint64_t prefix = KeyPrefix(key);
+  for (int i = 0; i < header.count; ++i) {
+    const uint8_t slot = header.perm[i];
+    if (leaf.fingerprints[slot] != fingerprint || leaf.slots[slot].prefix != prefix) continue;
+    if (RecordKey(base_, leaf.slots[slot].record) == key) return i;
+  }
+  return -1;
+}
+
 uint64_t LeafIndex::Lookup(std::string_view key) const {
   const Leaf* leaf = LeafAt(FindLeaf(key)->second);
-  bool found = false;
-  const int pos = Search(leaf->header, leaf->slots, key, &found);
-  return found ? leaf->slots[leaf->header.perm[pos]].record : 0;
+  const int pos = Find(leaf->header, *leaf, key);
+  return pos >= 0 ? leaf->slots[leaf->header.perm[pos]].record : 0;
 }
 
 void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const {
@@ -100,7 +110,7 @@ LeafHeader LeafIndex::LoadHeader(const Transaction& tx, uint64_t offset) const {
 }
 
 void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header) {
-  header.checksum = LeafChecksum(header, LeafAt(offset)->slots);
+  header.checksum = LeafChecksum(header, *LeafAt(offset));
   uint64_t words[kLeafHeaderWords];
   std::memcpy(words, &header, sizeof(header));
   for (uint64_t i = 0; i < kLeafHeaderWords; ++i) {
@@ -137,7 +147,11 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, Map::const
   const uint64_t offset = leaf->second;
   const LeafHeader header = LoadHeader(tx, offset);
   std::vector<LeafSlot> entries;
-  for (int i = 0; i < header.count; ++i) entries.push_back(LeafAt(offset)->slots[header.perm[i]]);
+  std::vector<uint8_t> fingerprints;
+  for (int i = 0; i < header.count; ++i) {
+    entries.push_back(LeafAt(offset)->slots[header.perm[i]]);
+    fingerprints.push_back(LeafAt(offset)->fingerprints[header.perm[i]]);
+  }
   const size_t left_count = entries.size() >= 2 ? entries.size() / 2 : entries.size();
   const bool two = left_count < entries.size();
 
@@ -149,9 +163,10 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, Map::const
     image.header.count = static_cast<uint8_t>(to - from);
     for (size_t i = from; i < to; ++i) {
       image.slots[i - from] = entries[i];
+      image.fingerprints[i - from] = fingerprints[i];
       image.header.perm[i - from] = static_cast<uint8_t>(i - from);
     }
-    image.header.checksum = LeafChecksum(image.header, image.slots);
+    image.header.checksum = LeafChecksum(image.header, image);
     std::memcpy(base_ + at, &image, sizeof(image));
     tx.MarkFresh(at, kLeafBytes);
     tx.WroteInPlace(at, sizeof(image));
@@ -183,19 +198,26 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
     const auto it = FindLeaf(key);
     const uint64_t offset = it->second;
     LeafHeader header = LoadHeader(tx, offset);
-    LeafSlot* slots = reinterpret_cast<Leaf*>(base_ + offset)->slots;
-    bool found = false;
-    const int pos = Search(header, slots, key, &found);
+    Leaf* leaf = reinterpret_cast<Leaf*>(base_ + offset);
+    int pos = Find(header, *leaf, key);
+    const bool found = pos >= 0;
+    if (!found) {
+      bool equal = false;
+      pos = Search(header, leaf->slots, key, &equal);
+    }
     const int slot = FreeSlot(tx, offset, header);
     if (slot < 0) {
       absl::Status split = Split(tx, alloc, it);
       if (!split.ok()) return split;
       continue;
     }
-    slots[slot] = LeafSlot{prefix, record};
+    // A free slot: no committed header names it, so it is written in place.
+    leaf->slots[slot] = LeafSlot{prefix, record};
+    leaf->fingerprints[slot] = KeyFingerprint(key);
     tx.WroteInPlace(offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot));
+    tx.WroteInPlace(offset + offsetof(Leaf, fingerprints) + slot, 1);
     if (found) {
-      *replaced = slots[header.perm[pos]].record;
+      *replaced = leaf->slots[header.perm[pos]].record;
     } else {
       std::memmove(&header.perm[pos + 1], &header.perm[pos], header.count - pos);
       ++header.count;
@@ -212,9 +234,8 @@ void LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view 
   auto it = FindLeaf(key);
   const uint64_t offset = it->second;
   LeafHeader header = LoadHeader(tx, offset);
-  bool found = false;
-  const int pos = Search(header, LeafAt(offset)->slots, key, &found);
-  if (!found) return;
+  const int pos = Find(header, *LeafAt(offset), key);
+  if (pos < 0) return;
   *removed = LeafAt(offset)->slots[header.perm[pos]].record;
   std::memmove(&header.perm[pos], &header.perm[pos + 1], header.count - pos - 1);
   --header.count;

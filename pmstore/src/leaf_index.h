@@ -53,6 +53,8 @@ class LeafIndex {
   Map::const_iterator FindLeaf(std::string_view key) const;
   LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
   void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
+  // Position of `key` in header order by fingerprint, or -1.
+  int Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const;
   // Position of the first key >= key in header order; *found when equal.
   int Search(const LeafHeader& header, const LeafSlot* slots, std::string_view key, bool* found) const;
   int FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header) const;

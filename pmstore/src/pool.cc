@@ -110,7 +110,7 @@ void Format(Pool& pool, Persister& persister) {
   bits[1] = (1ull << kLeafUnits) - 1;
   Leaf* first = reinterpret_cast<Leaf*>(base + leaf);
   std::memset(first, 0, sizeof(Leaf));
-  first->header.checksum = LeafChecksum(first->header, first->slots);
+  first->header.checksum = LeafChecksum(first->header, *first);
   uint64_t chunk_word = kChunkSmall;
   std::memcpy(base + sb.chunk_table_offset, &chunk_word, 8);
   Root root = {};

@@ -101,7 +101,7 @@ class Checker {
         seen |= 1ull << (h.perm[i] % 64);
       }
       if (!sane) return Problem(absl::StrCat("index leaf at offset ", offset, " has a bad slot permutation"));
-      if (LeafChecksum(h, leaf->slots) != h.checksum) {
+      if (LeafChecksum(h, *leaf) != h.checksum) {
         return Problem(absl::StrCat("checksum failure in index leaf at offset ", offset));
       }
       for (int i = 0; i < h.count; ++i) {
@@ -118,6 +118,9 @@ class Checker {
         previous.assign(view.key.data(), view.key.size());
         have_previous = true;
         if (KeyPrefix(view.key) != slot.prefix) Problem(absl::StrCat("stale key prefix for record ", slot.record));
+        if (KeyFingerprint(view.key) != leaf->fingerprints[h.perm[i]]) {
+          Problem(absl::StrCat("stale key fingerprint for record ", slot.record));
+        }
         CheckRecord(slot.record, view);
       }
       offset = h.next;
