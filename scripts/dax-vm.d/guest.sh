@@ -6,7 +6,7 @@
 set -u
 out=/run/dax-vm/out
 # shellcheck source=/dev/null
-. "$out/config.sh"   # DAXVM_FS, DAXVM_NUMA, DAXVM_ROOT, DAXVM_CMD (array)
+. "$out/config.sh"   # DAXVM_FS, DAXVM_NUMA, DAXVM_ROOT, DAXVM_MKFS_OPTS, DAXVM_CMD (array)
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 log() { echo "dax-vm[guest]: $*"; }
@@ -17,22 +17,25 @@ log "up at $(uptime_s) s, kernel $(uname -r)"
 ndctl create-namespace -f -e namespace0.0 -m fsdax -M mem > "$out/ndctl.json" 2>&1 \
   || { cat "$out/ndctl.json"; fail "ndctl create-namespace failed"; }
 dev=/dev/pmem0
-for _ in 1 2 3 4 5 6 7 8 9 10; do [ -b "$dev" ] && break; sleep 0.2; done
+for _ in $(seq 50); do [ -b "$dev" ] && break; sleep 0.2; done
 [ -b "$dev" ] || fail "$dev did not appear"
 mnt=/run/dax
 case "$DAXVM_FS" in
   ext4)
-    mkfs.ext4 -q -F -b 4096 -E stride=512,stripe_width=512 "$dev" || fail "mkfs.ext4 failed"
+    # shellcheck disable=SC2086
+    mkfs.ext4 -q -F ${DAXVM_MKFS_OPTS:--b 4096 -O bigalloc -C 2M -E nodiscard} "$dev" || fail "mkfs.ext4 failed"
     mount -t ext4 -o dax "$dev" "$mnt" || fail "mount -o dax failed"
     ;;
   xfs)
-    mkfs.xfs -q -f -d su=2m,sw=1 -m reflink=0 "$dev" || fail "mkfs.xfs failed"
+    # shellcheck disable=SC2086
+    mkfs.xfs -q -f -K ${DAXVM_MKFS_OPTS:--d su=2m,sw=1 -m reflink=0} "$dev" || fail "mkfs.xfs failed"
     mount -t xfs -o dax "$dev" "$mnt" || fail "mount -o dax failed"
     xfs_io -c 'extsize 2m' "$mnt" || fail "xfs_io extsize failed"
     ;;
   *) fail "unknown file system $DAXVM_FS" ;;
 esac
 chmod 1777 "$mnt"
+log "mkfs options: ${DAXVM_MKFS_OPTS:-defaults}"
 log "$DAXVM_FS on $dev (NUMA node $(cat /sys/block/pmem0/device/numa_node 2>/dev/null || echo ?)) mounted -o dax at $mnt; ready at $(uptime_s) s"
 echo "$(uptime_s)" > "$out/ready_s"
 
