@@ -82,13 +82,13 @@ class Worker {
   uint64_t RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase);
   template <typename Body>
   void TimedPhase(PhaseResult& phase, Body body);
-  bool NextIsRead() {
-    if (read_percent_ >= 100) return true;
-    if (read_percent_ <= 0) return false;
-    rng_ ^= rng_ << 13;
-    rng_ ^= rng_ >> 7;
-    rng_ ^= rng_ << 17;
-    return static_cast<int>(rng_ % 100) < read_percent_;
+  static bool NextIsRead(int read_percent, uint64_t& rng) {
+    if (read_percent >= 100) return true;
+    if (read_percent <= 0) return false;
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return static_cast<int>(rng % 100) < read_percent;
   }
 
   const WorkerContext& ctx_;
@@ -178,13 +178,20 @@ void Worker::TimedPhase(PhaseResult& phase, Body body) {
 }
 
 uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase) {
+  // Everything the loop touches is copied into locals whose addresses never
+  // escape: the engine call is opaque to the compiler, and members would be
+  // reloaded and stored around every call.
   const bool tsc = ctx_.use_tsc;
   const uint64_t bs = job_.bs;
-  char* buffer = buffer_.get();
-  // Latencies of a batch are kept in registers/stack and added to the
-  // histograms after the batch: a histogram update inside the timed loop is
-  // a store to an address that depends on the clock, and measured here it
-  // cost more than the clock read itself by holding back the next copy.
+  const uint64_t base_offset = base_offset_;
+  char* const buffer = buffer_.get();
+  IoEngine* const engine = engine_.get();
+  std::vector<uint64_t>* const offset_log = ctx_.offset_log;
+  BlockOrder order = order_;
+  const int read_percent = read_percent_;
+  uint64_t rng = rng_;
+  // Latencies of a batch are kept on the stack and added to the histograms
+  // after the batch, so histogram updates stay out of the timed copies.
   uint64_t pending[kCheckEvery];
   uint64_t done = 0;
   while (done < max_ios) {
@@ -192,13 +199,13 @@ uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& ph
     uint64_t read_mask = 0;
     uint64_t t0 = ReadTicks(tsc);
     for (uint64_t k = 0; k < batch; ++k) {
-      const uint64_t offset = order_.Next() * bs;
-      if (ctx_.offset_log != nullptr) ctx_.offset_log->push_back(offset);
-      const bool is_read = NextIsRead();
+      const uint64_t offset = order.Next() * bs;
+      if (offset_log != nullptr) offset_log->push_back(offset);
+      const bool is_read = NextIsRead(read_percent, rng);
       if (is_read) {
-        engine_->Read(base_offset_ + offset, buffer, bs);
+        engine->Read(base_offset + offset, buffer, bs);
       } else {
-        engine_->Write(base_offset_ + offset, buffer, bs);
+        engine->Write(base_offset + offset, buffer, bs);
       }
       const uint64_t t1 = ReadTicks(tsc);
       pending[k] = t1 - t0;
@@ -214,6 +221,8 @@ uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& ph
     if (ctx_.progress != nullptr) ctx_.progress->fetch_add(batch, std::memory_order_relaxed);
     if (deadline_ns != kNoLimit && MonotonicNs() >= deadline_ns) break;
   }
+  order_ = order;
+  rng_ = rng;
   phase.read.bytes = phase.read.ios * bs;
   phase.write.bytes = phase.write.ios * bs;
   return done;
