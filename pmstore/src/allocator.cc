@@ -43,7 +43,32 @@ void SpaceAllocator::MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units
   }
 }
 
+namespace {
+
+// Start of `units` (<= 64) free units inside one bitmap word, or -1:
+// bit i of `starts` stays set while bits i..i+units-1 are all free.
+int RunInWord(uint64_t word, uint64_t units) {
+  uint64_t starts = ~word;
+  for (uint64_t have = 1; have < units && starts != 0;) {
+    const uint64_t shift = std::min(have, units - have);
+    starts &= starts >> shift;
+    have += shift;
+  }
+  return starts == 0 ? -1 : std::countr_zero(starts);
+}
+
+}  // namespace
+
 int64_t SpaceAllocator::FindRun(const SmallChunk& chunk, uint64_t units) const {
+  if (units <= 64) {
+    // Fast path: a run inside one word, next fit from the hint's word.
+    const uint64_t first_word = chunk.hint / 64;
+    for (uint64_t i = 0; i < kBitmapWords; ++i) {
+      const uint64_t w = (first_word + i) % kBitmapWords;
+      const int bit = RunInWord(chunk.bits[w], units);
+      if (bit >= 0) return static_cast<int64_t>(w * 64 + bit);
+    }
+  }
   // Next fit: continue after the last allocation, then wrap around once.
   const int64_t found = FindRunFrom(chunk, units, chunk.hint);
   return found >= 0 || chunk.hint == kBitmapUnits ? found : FindRunFrom(chunk, units, kBitmapUnits);
@@ -137,8 +162,10 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocUnits(Transaction& tx, uint64_t un
   uint64_t chunk = 0;
   for (uint64_t i = 0; i < n && first < 0; ++i) {
     chunk = (current_ + i) % n;
-    if (!small_[chunk] || kUnitsPerChunk - small_[chunk]->used < units) continue;
-    first = FindRun(*small_[chunk], units);
+    SmallChunk* candidate = small_[chunk].get();
+    if (!candidate || kUnitsPerChunk - candidate->used < units || units >= candidate->failed_units) continue;
+    first = FindRun(*candidate, units);
+    if (first < 0) candidate->failed_units = units;
   }
   if (first < 0) {
     auto claimed = ClaimSmallChunk(tx);
@@ -216,6 +243,7 @@ void SpaceAllocator::ReleaseOne(const Freed& freed) {
   const uint64_t c = ChunkOf(freed.offset);
   if (freed.units > 0 && c < num_chunks() && small_[c]) {
     MarkUnits(*small_[c], (freed.offset - ChunkOffset(c)) / kUnitSize, freed.units, false);
+    small_[c]->failed_units = kUnitsPerChunk;
   }
   for (uint64_t i = 0; i < freed.chunks && c + i < num_chunks(); ++i) chunk_busy_[c + i] = false;
 }

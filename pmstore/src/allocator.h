@@ -63,6 +63,9 @@ class SpaceAllocator {
     std::array<uint64_t, kBitmapWords> bits;
     uint64_t used = 0;  // units marked, bitmap and quarantine included
     uint64_t hint = kBitmapUnits;  // where the next search starts (after the last allocation)
+    // Smallest request a full search failed since the last release: larger
+    // ones skip this chunk instead of scanning 32768 bits again.
+    uint64_t failed_units = kUnitsPerChunk;
   };
   struct Freed {
     uint64_t seq;

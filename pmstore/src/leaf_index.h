@@ -12,7 +12,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
+#include "absl/container/btree_map.h"
 #include <string>
 #include <string_view>
 
@@ -47,7 +47,7 @@ class LeafIndex {
   uint64_t leaves() const { return separators_.size(); }
 
  private:
-  using Map = std::map<std::string, uint64_t, std::less<>>;
+  using Map = absl::btree_map<std::string, uint64_t, std::less<>>;
 
   const Leaf* LeafAt(uint64_t offset) const { return reinterpret_cast<const Leaf*>(base_ + offset); }
   Map::const_iterator FindLeaf(std::string_view key) const;
