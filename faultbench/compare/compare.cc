@@ -1,5 +1,7 @@
 #include "faultbench/compare/compare.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -192,7 +194,7 @@ int CompareCommand(const CompareConfig& config) {
       job.fresh_file = !config.reuse_file;
       RunSettings settings;
       settings.progress = config.progress;
-      if (config.progress && config.format == OutputFormat::kNormal) {
+      if (config.progress && isatty(STDERR_FILENO)) {
         std::fprintf(stderr, "faultbench: repeat %d/%d: %s\n", r + 1, config.repeat, variants[i].Label().c_str());
       }
       auto run = ExecuteJobs({job}, settings);

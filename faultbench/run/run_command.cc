@@ -57,7 +57,11 @@ int RunCommand(const RunCommandConfig& config) {
   }
   if (status == 0 && config.strict) {
     for (const WorkerResult& w : run->workers) {
-      if (w.mapping.DiffersFromRequest()) {
+      if (!w.mapping.verified && w.mapping.requested != pmstore::mapping::PageIntent::kAuto) {
+        std::fprintf(stderr, "faultbench: --strict: job '%s': the mapping could not be verified: %s\n",
+                     w.job.name.c_str(), w.mapping.verify_error.c_str());
+        status = 3;
+      } else if (w.mapping.DiffersFromRequest()) {
         std::fprintf(stderr, "faultbench: --strict: job '%s' asked for %s but %.1f%% of it is PMD-mapped\n",
                      w.job.name.c_str(), std::string(pmstore::mapping::PageIntentName(w.mapping.requested)).c_str(),
                      w.mapping.PmdShare() * 100);

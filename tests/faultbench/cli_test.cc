@@ -117,6 +117,21 @@ TEST(FaultbenchCli, StrictFailsWhenTheMappingDiffers) {
   EXPECT_EQ(relaxed.status, 0) << relaxed.err;
 }
 
+// Node 0 exists on every machine: bind CPUs and memory to it and check the
+// report says so, down to where the pages landed.
+TEST(FaultbenchCli, NumaBindingIsAppliedAndReported) {
+  TempDir dir;
+  Result r = Faultbench("run --directory=" + dir.path() +
+                            " --size=8M --rw=write --cpunodebind=0 --membind=0 --output-format=json",
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto numa = nlohmann::json::parse(r.out).at("jobs").at(0).at("faultbench").at("numa");
+  EXPECT_EQ(numa.at("policy"), "bind");
+  EXPECT_EQ(numa.at("nodes"), nlohmann::json::array({0}));
+  EXPECT_FALSE(numa.at("cpus").empty());
+  EXPECT_EQ(numa.at("page_nodes").at("0"), 2048);
+}
+
 TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
   TempDir dir;
   Result r = Faultbench("compare --directory=" + dir.path() + " --size=8M --rw=randwrite --repeat=2 --output-format=json --plot=" +
