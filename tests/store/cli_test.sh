@@ -1,0 +1,89 @@
+#!/bin/sh
+# The `pmstore` command end to end: every subcommand, its output and its
+# exit status (0 ok, 1 missing key / damaged pool, 2 error or bad usage).
+# Usage: cli_test.sh PATH/TO/pmstore
+set -u
+PMSTORE=$1
+DIR=$(mktemp -d /dev/shm/pmstore-cli-XXXXXX)
+trap 'rm -rf "$DIR"' EXIT
+POOL=$DIR/pool
+failures=0
+
+expect() {  # expect WANTED_STATUS DESCRIPTION -- command...
+  want=$1; what=$2; shift 3
+  "$@" >"$DIR/out" 2>"$DIR/err"
+  got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $what: exit $got, wanted $want; stderr: $(cat "$DIR/err")"
+    failures=$((failures + 1))
+  fi
+}
+output_is() {  # output_is DESCRIPTION EXPECTED
+  if [ "$(cat "$DIR/out")" != "$2" ]; then
+    echo "FAIL: $1: got '$(cat "$DIR/out")', wanted '$2'"
+    failures=$((failures + 1))
+  fi
+}
+stderr_has() {
+  if ! grep -q "$2" "$DIR/err"; then
+    echo "FAIL: $1: stderr '$(cat "$DIR/err")' lacks '$2'"
+    failures=$((failures + 1))
+  fi
+}
+
+expect 2 "get on a missing pool" -- "$PMSTORE" get "$POOL" k
+stderr_has "missing pool names the file" "$POOL"
+expect 2 "create without --size" -- "$PMSTORE" create "$POOL"
+expect 0 "create" -- "$PMSTORE" create "$POOL" --size=16M
+expect 2 "create twice" -- "$PMSTORE" create "$POOL" --size=16M
+stderr_has "create twice says why" "already exists"
+expect 0 "put with value" -- "$PMSTORE" put "$POOL" b/1 one
+printf 'from stdin' >"$DIR/stdin"
+expect 0 "put from stdin" -- sh -c "\"$PMSTORE\" put \"$POOL\" b/2 <\"$DIR/stdin\""
+printf 'from\0file' >"$DIR/value"
+expect 0 "put --file" -- "$PMSTORE" put "$POOL" a --file "$DIR/value"
+expect 0 "get" -- "$PMSTORE" get "$POOL" b/1
+output_is "get prints the raw value" "one"
+expect 0 "get binary" -- "$PMSTORE" get "$POOL" a
+if ! cmp -s "$DIR/out" "$DIR/value"; then echo "FAIL: binary value differs"; failures=$((failures + 1)); fi
+expect 1 "get of a missing key" -- "$PMSTORE" get "$POOL" nope
+expect 0 "list" -- "$PMSTORE" list "$POOL"
+output_is "list is sorted" "$(printf 'a\nb/1\nb/2')"
+expect 0 "list --prefix --limit" -- "$PMSTORE" list "$POOL" --prefix b/ --limit 1
+output_is "list --prefix --limit" "b/1"
+expect 0 "del" -- "$PMSTORE" del "$POOL" b/1
+expect 1 "get after del" -- "$PMSTORE" get "$POOL" b/1
+expect 0 "stats" -- "$PMSTORE" stats "$POOL"
+grep -q "^keys *2$" "$DIR/out" || { echo "FAIL: stats keys: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "stats --json" -- "$PMSTORE" stats "$POOL" --json
+grep -q '"keys": 2' "$DIR/out" || { echo "FAIL: stats --json keys"; failures=$((failures + 1)); }
+expect 0 "check of a clean pool" -- "$PMSTORE" check "$POOL"
+grep -q "^clean$" "$DIR/out" || { echo "FAIL: check output: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "bench" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchmarks=fillseq,readrandom,readseq,overwrite,deleterandom --output-format=json
+grep -q '"name": "readrandom"' "$DIR/out" && grep -q '"p999_us"' "$DIR/out" || { echo "FAIL: bench json: $(head -c 300 "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "bench --compare=lmdb" -- "$PMSTORE" bench "$DIR/bench2" --size=64M --num=1000 --compare=lmdb
+grep -q "ratio pmstore/lmdb" "$DIR/out" || { echo "FAIL: bench compare output"; failures=$((failures + 1)); }
+
+# Damage: garbage, wrong version, truncation, a flipped leaf pointer.
+head -c 1048576 /dev/urandom >"$DIR/garbage"
+expect 2 "garbage is not a pool" -- "$PMSTORE" get "$DIR/garbage" k
+stderr_has "garbage names the problem" "bad magic"
+cp "$POOL" "$DIR/v2"; printf '\143' | dd of="$DIR/v2" bs=1 seek=8 conv=notrunc 2>/dev/null
+expect 2 "other version" -- "$PMSTORE" list "$DIR/v2"
+stderr_has "other version names the problem" "unsupported pool format version"
+cp "$POOL" "$DIR/short"; truncate -s 12288 "$DIR/short"
+expect 2 "truncated" -- "$PMSTORE" stats "$DIR/short"
+stderr_has "truncated names the problem" "truncated"
+cp "$POOL" "$DIR/flip"; printf '\377' | dd of="$DIR/flip" bs=1 seek=$((4096 + 2)) conv=notrunc 2>/dev/null
+expect 2 "root checksum" -- "$PMSTORE" get "$DIR/flip" a
+stderr_has "root checksum names the problem" "checksum failure"
+expect 2 "check of an unopenable pool" -- "$PMSTORE" check "$DIR/garbage"
+expect 2 "unknown subcommand" -- "$PMSTORE" frobnicate
+expect 2 "unknown flag" -- "$PMSTORE" get "$POOL" a --bogus
+expect 0 "help" -- "$PMSTORE" help bench
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all CLI checks passed"
