@@ -14,28 +14,37 @@ fail() { log "$*"; echo 125 > "$out/rc"; exit 125; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
 log "up at $(uptime_s) s, kernel $(uname -r)"
-ndctl create-namespace -f -e namespace0.0 -m fsdax -M mem > "$out/ndctl.json" 2>&1 \
-  || { cat "$out/ndctl.json"; fail "ndctl create-namespace failed"; }
 dev=/dev/pmem0
+if [ "${DAXVM_NVDIMM:-0}" = 1 ] && ndctl list -n namespace0.0 2>/dev/null | grep -Eq '"mode": ?"fsdax"'; then
+  log "nvdimm: namespace0.0 is fsdax already"
+else
+  ndctl create-namespace -f -e namespace0.0 -m fsdax -M mem > "$out/ndctl.json" 2>&1 \
+    || { cat "$out/ndctl.json"; fail "ndctl create-namespace failed"; }
+fi
 for _ in $(seq 50); do [ -b "$dev" ] && break; sleep 0.2; done
 [ -b "$dev" ] || fail "$dev did not appear"
+mkfs=1
+if [ "${DAXVM_NVDIMM:-0}" = 1 ] && [ "$(blkid -o value -s TYPE "$dev" 2>/dev/null)" = "$DAXVM_FS" ]; then
+  log "nvdimm: keeping the $DAXVM_FS file system on $dev"
+  mkfs=0
+fi
 mnt=/run/dax
 case "$DAXVM_FS" in
   ext4)
     # shellcheck disable=SC2086
-    mkfs.ext4 -q -F ${DAXVM_MKFS_OPTS:--b 4096 -O bigalloc -C 2M -E nodiscard} "$dev" || fail "mkfs.ext4 failed"
+    [ "$mkfs" = 0 ] || mkfs.ext4 -q -F ${DAXVM_MKFS_OPTS:--b 4096 -O bigalloc -C 2M -E nodiscard} "$dev" || fail "mkfs.ext4 failed"
     mount -t ext4 -o dax "$dev" "$mnt" || fail "mount -o dax failed"
     ;;
   xfs)
     # shellcheck disable=SC2086
-    mkfs.xfs -q -f -K ${DAXVM_MKFS_OPTS:--d su=2m,sw=1 -m reflink=0} "$dev" || fail "mkfs.xfs failed"
+    [ "$mkfs" = 0 ] || mkfs.xfs -q -f -K ${DAXVM_MKFS_OPTS:--d su=2m,sw=1 -m reflink=0} "$dev" || fail "mkfs.xfs failed"
     mount -t xfs -o dax "$dev" "$mnt" || fail "mount -o dax failed"
     xfs_io -c 'extsize 2m' "$mnt" || fail "xfs_io extsize failed"
     ;;
   *) fail "unknown file system $DAXVM_FS" ;;
 esac
 chmod 1777 "$mnt"
-log "mkfs options: ${DAXVM_MKFS_OPTS:-defaults}"
+[ "$mkfs" = 0 ] || log "mkfs options: ${DAXVM_MKFS_OPTS:-defaults}"
 log "$DAXVM_FS on $dev (NUMA node $(cat /sys/block/pmem0/device/numa_node 2>/dev/null || echo ?)) mounted -o dax at $mnt; ready at $(uptime_s) s"
 echo "$(uptime_s)" > "$out/ready_s"
 
