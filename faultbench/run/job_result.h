@@ -72,6 +72,7 @@ struct WorkerResult {
   std::string perf_unavailable;  // why dTLB counters are missing; "" when present
   std::vector<std::string> doctor_reasons;  // when the mapping differs from the request
   std::string error;  // non-empty: the worker failed, other fields may be partial
+  bool failed_in_setup = false;  // before any I/O: placement, file, mapping
 };
 
 }  // namespace faultbench

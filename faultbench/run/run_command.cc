@@ -43,6 +43,14 @@ int RunCommand(const RunCommandConfig& config) {
     if (out != stdout) std::fclose(out);
     return UsageError(run.status());
   }
+  // Every worker refused at setup (e.g. --map-sync on a file that is not
+  // DAX): nothing ran, so this is a usage error like a bad flag.
+  bool all_failed_in_setup = true;
+  for (const WorkerResult& w : run->workers) all_failed_in_setup = all_failed_in_setup && w.failed_in_setup;
+  if (all_failed_in_setup) {
+    if (out != stdout) std::fclose(out);
+    return UsageError(absl::FailedPreconditionError(run->workers.front().error));
+  }
   const std::string text = RenderRun(*run, config.format);
   std::fputs(text.c_str(), out);
   if (out != stdout) std::fclose(out);

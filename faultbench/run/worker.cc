@@ -344,6 +344,7 @@ WorkerResult RunWorker(const WorkerContext& context) {
   if (context.start_line != nullptr) context.start_line->arrive_and_wait();
   if (!status.ok()) {
     result.error = std::string(status.message());
+    result.failed_in_setup = true;
     return result;
   }
   worker.Measure(result);

@@ -86,6 +86,8 @@ TEST(FaultbenchCli, BadInputIsOneLineAndExitTwo) {
   ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --size=1M --membind=4000", dir), "node 4000");
   ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --size=1M --cpunodebind=9", dir), "node 9");
   ExpectOneLineUsageError(Faultbench("run --size=1M", dir), "--directory");
+  // /var/tmp is not DAX: MAP_SYNC is refused before anything runs.
+  ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --size=4M --map-sync", dir), "DAX");
 }
 
 TEST(FaultbenchCli, JobFileRunsAndUnsupportedOptionIsNamed) {

@@ -153,6 +153,36 @@ TEST(RunPrefault, SteadyPhaseTakesNoFaults) {
   EXPECT_GE(w.mapping.PmdShare(), 0.95);
 }
 
+TEST(RunTimeBased, RepeatsPassesUntilTheRuntime) {
+  TempDir dir("/var/tmp");
+  JobOptions job = Job(dir.path(), 2 * kMiB, RwMode::kRandRead, PageIntent::kPmd);
+  job.time_based = true;
+  job.runtime_s = 0.3;
+  job.ramp_time_s = 0.05;
+  RunResult run = MustRun({job});
+  const WorkerResult& w = run.workers[0];
+  EXPECT_GT(w.total.read.ios, 2 * 512u);  // more than two passes of 512 blocks
+  EXPECT_GE(w.total.runtime_s, 0.25);
+  EXPECT_LE(w.total.runtime_s, 1.5);
+  // The ramp ate part of the first pass; whatever is left of it is the
+  // fault phase, the rest is steady.
+  ASSERT_EQ(w.phases.size(), 2u);
+  EXPECT_GT(w.phases[1].read.ios, w.phases[0].read.ios);
+}
+
+TEST(RunPmem2Engine, WritesThroughLibpmem2AndVerifies) {
+  TmpfsMount mount("size=64m,huge=always");
+  SKIP_UNLESS_MOUNTED(mount);
+  JobOptions job = Job(mount.dir(), 8 * kMiB, RwMode::kRandRw, PageIntent::kPmd);
+  job.engine = pmstore::mapping::Engine::kPmem2;
+  RunResult run = MustRun({job});
+  const WorkerResult& w = run.workers[0];
+  EXPECT_EQ(w.mapping.engine, pmstore::mapping::Engine::kPmem2);
+  EXPECT_EQ(w.mapping.granularity, "page");  // tmpfs is not DAX
+  EXPECT_EQ(w.total.read.ios + w.total.write.ios, 2048u);
+  EXPECT_GE(w.mapping.PmdShare(), 0.95);
+}
+
 TEST(RunPreflight, MissingDirectoryAndHugeSizeAreRefusedBeforeRunning) {
   JobOptions missing = Job("/var/tmp/faultbench-no-such-dir", kMiB, RwMode::kRead, PageIntent::kAuto);
   EXPECT_EQ(ExecuteJobs({missing}, RunSettings{}).status().code(), absl::StatusCode::kNotFound);
