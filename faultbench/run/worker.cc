@@ -266,7 +266,9 @@ void Worker::Measure(WorkerResult& result) {
       job_.runtime_s > 0 ? measure_start + static_cast<uint64_t>(job_.runtime_s * 1e9) : kNoLimit;
   uint64_t budget = job_.time_based ? kNoLimit : static_cast<uint64_t>(job_.loops) * blocks_;
 
+  bool fault_io_ran = false, steady_ran = false;
   if (!job_.prefault && order_.pass() == 0) {
+    fault_io_ran = true;
     // The rest of the first pass touches each block for the first time.
     const uint64_t first_pass = std::min(budget, blocks_ - order_.emitted());
     uint64_t done = 0;
@@ -275,6 +277,7 @@ void Worker::Measure(WorkerResult& result) {
     budget -= done;
   }
   if (budget > 0 && (deadline == kNoLimit || MonotonicNs() < deadline)) {
+    steady_ran = true;
     uint64_t done = 0;
     TimedPhase(steady, [&] { done = RunSpan(budget, deadline, steady); });
     steady.bytes_accessed = std::min(done, blocks_) * job_.bs;
@@ -286,9 +289,10 @@ void Worker::Measure(WorkerResult& result) {
   // the steady phase only, otherwise both.
   PhaseResult& total = result.total;
   total.name = "all";
+  // Only phases that ran: one that did not has no counter readings at all.
   std::vector<const PhaseResult*> counted;
-  if (!job_.prefault) counted.push_back(&fault);
-  counted.push_back(&steady);
+  if (fault_io_ran) counted.push_back(&fault);
+  if (steady_ran) counted.push_back(&steady);
   for (size_t i = 0; i < counted.size(); ++i) AddPhase(total, *counted[i], i == 0);
   total.bytes_accessed = std::min(range, std::max(fault.bytes_accessed, steady.bytes_accessed));
   if (job_.prefault || steady.read.ios + steady.write.ios > 0) {
