@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "faultbench/compare/svg_plot.h"
+#include "faultbench/compare/compare_report.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/run/runner.h"
 #include "faultbench/workload/job_file.h"
@@ -83,19 +83,6 @@ std::vector<Variant> Variants(const CompareConfig& config) {
   return out;
 }
 
-std::string Table(const std::vector<VariantSummary>& summaries) {
-  std::string out = absl::StrFormat("%-22s %22s %16s %10s %10s %11s %7s\n", "variant", "IOPS median [min-max]",
-                                    "BW MiB/s", "p50 ns", "p99 ns", "faults/MiB", "PMD %");
-  for (const VariantSummary& v : summaries) {
-    const std::string label = absl::StrCat(std::string(PageIntentName(v.mode)), "/", std::string(EngineName(v.engine)),
-                                           v.numa_label == "default" ? "" : "/" + v.numa_label);
-    absl::StrAppendFormat(&out, "%-22s %8.0f [%5.0fk-%5.0fk] %16.1f %10.0f %10.0f %11.3f %6.1f%%\n", label,
-                          v.iops.median, v.iops.min / 1e3, v.iops.max / 1e3, v.bw_bytes.median / (1 << 20),
-                          v.p50_ns.median, v.p99_ns.median, v.faults_per_mib.median, v.pmd_share.median * 100);
-  }
-  return out;
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<NumaSet>> ParseNumaSets(const std::string& text) {
@@ -158,51 +145,107 @@ Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
   return v;
 }
 
-int CompareCommand(const CompareConfig& config) {
-  if (config.repeat < 1) {
-    std::fprintf(stderr, "faultbench: --repeat must be >= 1\n");
-    return 2;
-  }
-  if (config.modes.empty()) {
-    std::fprintf(stderr, "faultbench: --modes names no mode\n");
-    return 2;
-  }
-  const std::vector<Variant> variants = Variants(config);
-  // Check once before the first run, so a bad flag costs nothing.
-  std::vector<JobOptions> probe = {config.job};
-  if (absl::Status s = PreflightJobs(probe); !s.ok()) {
-    std::fprintf(stderr, "faultbench: %s\n", std::string(s.message()).c_str());
-    return 2;
-  }
-  std::FILE* out = stdout;
-  if (!config.output_path.empty() && (out = std::fopen(config.output_path.c_str(), "w")) == nullptr) {
-    std::fprintf(stderr, "faultbench: --output: cannot write %s\n", config.output_path.c_str());
-    return 2;
-  }
+namespace {
 
+// Doctor-checkable causes of a PMD regression, for the file of a pmd run.
+std::vector<std::string> RegressionCauses(const VariantSummary& pmd, bool reuse_file) {
+  std::vector<std::string> causes;
+  if (pmd.pmd_share.median < 0.95) {
+    causes.push_back(absl::StrFormat("not PMD-mapped after all: %.1f%% of the pmd runs' bytes were PMD",
+                                     pmd.pmd_share.median * 100));
+  }
+  if (reuse_file) {
+    causes.push_back(
+        "--reuse-file: 4 KiB entries left by an earlier PTE pass over the same file can keep later "
+        "mappings at PTE (DAX carryover)");
+  }
+  if (pmd.files.empty()) return causes;
+  auto report = doctor::Examine(pmd.files.front());
+  if (!report.ok()) return causes;
+  for (const auto& b : report->blockers) causes.push_back(b.reason + " (fix: " + b.fix + ")");
+  for (const auto& w : report->warnings) causes.push_back(w);
+  if (!report->pat_memtype.empty() && report->pat_memtype != "write-back") {
+    causes.push_back("PAT memtype of the pmem range is " + report->pat_memtype +
+                     " (an uncached PMD mapping is the 2016 regression)");
+  }
+  return causes;
+}
+
+VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samples,
+                         std::vector<std::string> files) {
+  VariantSummary v;
+  v.label = variant.Label();
+  v.mode = variant.mode;
+  v.engine = variant.engine;
+  v.numa_label = variant.numa.label;
+  auto collect = [&](double Sample::*field) {
+    std::vector<double> values;
+    for (const Sample& s : samples) values.push_back(s.*field);
+    return SpreadOf(values);
+  };
+  v.iops = collect(&Sample::iops);
+  v.bw_bytes = collect(&Sample::bw_bytes);
+  v.p50_ns = collect(&Sample::p50_ns);
+  v.p99_ns = collect(&Sample::p99_ns);
+  v.faults_per_mib = collect(&Sample::faults_per_mib);
+  v.pmd_share = collect(&Sample::pmd_share);
+  v.files = std::move(files);
+  return v;
+}
+
+// One verdict per (engine, NUMA set) that has a pmd variant.
+std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variants, bool reuse_file) {
+  std::vector<GroupVerdict> groups;
+  for (const VariantSummary& pmd : variants) {
+    if (pmd.mode != PageIntent::kPmd) continue;
+    const VariantSummary* pte = nullptr;
+    for (const VariantSummary& s : variants) {
+      if (s.mode == PageIntent::kPte && s.engine == pmd.engine && s.numa_label == pmd.numa_label) pte = &s;
+    }
+    GroupVerdict g;
+    g.group = absl::StrCat(std::string(EngineName(pmd.engine)), pmd.numa_label == "default" ? "" : "/" + pmd.numa_label);
+    g.verdict = JudgePmdOverPte(pte, &pmd);
+    if (g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect) {
+      g.verdict.causes = RegressionCauses(pmd, reuse_file);
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
+  JobOptions job = config.job;
+  job.mapping = variant.mode;
+  job.engine = variant.engine;
+  job.numa = variant.numa.options;
+  job.fresh_file = !config.reuse_file;
+  return job;
+}
+
+}  // namespace
+
+absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code) {
+  if (config.repeat < 1) return absl::InvalidArgumentError("--repeat must be >= 1");
+  if (config.modes.empty()) return absl::InvalidArgumentError("--modes names no mode");
+  const std::vector<Variant> variants = Variants(config);
+  // Every variant is checked before the first run, so a bad flag or an
+  // unknown node in one NUMA set costs no run.
+  for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant)}));
+
+  CompareOutcome outcome;
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
-  nlohmann::json runs = nlohmann::json::array();
-  int exit_code = 0;
   for (int r = 0; r < config.repeat; ++r) {
     for (size_t k = 0; k < variants.size(); ++k) {
       const size_t i = r % 2 == 0 ? k : variants.size() - 1 - k;  // alternate the order every repeat
-      JobOptions job = config.job;
-      job.mapping = variants[i].mode;
-      job.engine = variants[i].engine;
-      job.numa = variants[i].numa.options;
-      job.fresh_file = !config.reuse_file;
       RunSettings settings;
       settings.progress = config.progress;
       if (config.progress && isatty(STDERR_FILENO)) {
         std::fprintf(stderr, "faultbench: repeat %d/%d: %s\n", r + 1, config.repeat, variants[i].Label().c_str());
       }
-      auto run = ExecuteJobs({job}, settings);
+      auto run = ExecuteJobs({VariantJob(config, variants[i])}, settings);
       if (!run.ok()) {
-        std::fprintf(stderr, "faultbench: %s: %s\n", variants[i].Label().c_str(),
-                     std::string(run.status().message()).c_str());
-        if (out != stdout) std::fclose(out);
-        return 2;
+        return absl::Status(run.status().code(), absl::StrCat(variants[i].Label(), ": ", run.status().message()));
       }
       Sample sample = SampleOf(*run);
       if (!sample.error.empty()) {
@@ -211,123 +254,45 @@ int CompareCommand(const CompareConfig& config) {
       }
       samples[i].push_back(sample);
       for (const WorkerResult& w : run->workers) files[i].push_back(w.file);
-      runs.push_back({{"variant", variants[i].Label()},
-                      {"mode", std::string(PageIntentName(variants[i].mode))},
-                      {"engine", std::string(EngineName(variants[i].engine))},
-                      {"numa", variants[i].numa.label},
-                      {"repeat", r},
-                      {"result", RunToJson(*run)}});
+      outcome.runs.push_back({{"variant", variants[i].Label()},
+                              {"mode", std::string(PageIntentName(variants[i].mode))},
+                              {"engine", std::string(EngineName(variants[i].engine))},
+                              {"numa", variants[i].numa.label},
+                              {"repeat", r},
+                              {"result", RunToJson(*run)}});
     }
   }
-
-  std::vector<VariantSummary> summaries;
   for (size_t i = 0; i < variants.size(); ++i) {
-    VariantSummary v;
-    v.mode = variants[i].mode;
-    v.engine = variants[i].engine;
-    v.numa_label = variants[i].numa.label;
-    auto collect = [&](double Sample::*field) {
-      std::vector<double> values;
-      for (const Sample& s : samples[i]) values.push_back(s.*field);
-      return SpreadOf(values);
-    };
-    v.iops = collect(&Sample::iops);
-    v.bw_bytes = collect(&Sample::bw_bytes);
-    v.p50_ns = collect(&Sample::p50_ns);
-    v.p99_ns = collect(&Sample::p99_ns);
-    v.faults_per_mib = collect(&Sample::faults_per_mib);
-    v.pmd_share = collect(&Sample::pmd_share);
-    v.files = files[i];
-    summaries.push_back(v);
+    outcome.variants.push_back(Summarize(variants[i], samples[i], files[i]));
   }
+  outcome.groups = JudgeGroups(outcome.variants, config.reuse_file);
+  return outcome;
+}
 
-  // One verdict per (engine, numa set) group.
-  nlohmann::json groups = nlohmann::json::array();
-  std::string verdict_text;
-  nlohmann::json first_summary;
-  for (size_t i = 0; i < summaries.size(); ++i) {
-    if (summaries[i].mode != PageIntent::kPmd) continue;
-    const VariantSummary* pmd = &summaries[i];
-    const VariantSummary* pte = nullptr;
-    for (const VariantSummary& s : summaries) {
-      if (s.mode == PageIntent::kPte && s.engine == pmd->engine && s.numa_label == pmd->numa_label) pte = &s;
-    }
-    Verdict verdict = JudgePmdOverPte(pte, pmd);
-    if (verdict.available && verdict.pmd_over_pte < 1 - kMinEffect) {
-      if (pmd->pmd_share.median < 0.95) {
-        verdict.causes.push_back(absl::StrFormat("not PMD-mapped after all: %.1f%% of the pmd runs' bytes were PMD",
-                                                 pmd->pmd_share.median * 100));
-      }
-      if (config.reuse_file) {
-        verdict.causes.push_back(
-            "--reuse-file: 4 KiB entries left by an earlier PTE pass over the same file can keep later "
-            "mappings at PTE (DAX carryover)");
-      }
-      if (!pmd->files.empty()) {
-        auto report = doctor::Examine(pmd->files.front());
-        if (report.ok()) {
-          for (const auto& b : report->blockers) verdict.causes.push_back(b.reason + " (fix: " + b.fix + ")");
-          for (const auto& w : report->warnings) verdict.causes.push_back(w);
-          if (!report->pat_memtype.empty() && report->pat_memtype != "write-back") {
-            verdict.causes.push_back("PAT memtype of the pmem range is " + report->pat_memtype +
-                                     " (an uncached PMD mapping is the 2016 regression)");
-          }
-        }
-      }
-    }
-    const std::string group = absl::StrCat(std::string(EngineName(pmd->engine)),
-                                           pmd->numa_label == "default" ? "" : "/" + pmd->numa_label);
-    absl::StrAppendFormat(&verdict_text, "%sPMD/PTE (%s): %s%s\n", verdict_text.empty() ? "" : "",
-                          group, verdict.available ? absl::StrFormat("%.2f -> ", verdict.pmd_over_pte) : "",
-                          verdict.text);
-    for (const auto& c : verdict.causes) absl::StrAppend(&verdict_text, "  cause: ", c, "\n");
-    nlohmann::json g = {{"group", group},
-                        {"pmd_over_pte", verdict.available ? nlohmann::json(verdict.pmd_over_pte) : nlohmann::json(nullptr)},
-                        {"verdict", verdict.text},
-                        {"causes", verdict.causes}};
-    if (first_summary.is_null()) first_summary = g;
-    groups.push_back(g);
+int CompareCommand(const CompareConfig& config) {
+  auto usage_error = [](const absl::Status& status) {
+    std::fprintf(stderr, "faultbench: %s\n", std::string(status.message()).c_str());
+    return 2;
+  };
+  std::FILE* out = stdout;
+  if (!config.output_path.empty() && (out = std::fopen(config.output_path.c_str(), "w")) == nullptr) {
+    return usage_error(absl::InvalidArgumentError("--output: cannot write " + config.output_path));
   }
-  if (first_summary.is_null()) first_summary = {{"pmd_over_pte", nullptr}, {"verdict", "no verdict: needs both pte and pmd runs"}};
-
+  int exit_code = 0;
+  auto outcome = RunComparison(config, exit_code);
+  if (!outcome.ok()) {
+    if (out != stdout) std::fclose(out);
+    return usage_error(outcome.status());
+  }
   if (!config.plot_path.empty()) {
-    std::vector<PlotBar> bars;
-    for (size_t i = 0; i < summaries.size(); ++i) {
-      bars.push_back({variants[i].Label(), summaries[i].iops.median, summaries[i].iops.min, summaries[i].iops.max});
-    }
-    const std::string title = absl::StrFormat("faultbench compare: %s bs=%d size=%s, %d repeat(s)",
-                                              RwModeName(config.job.rw), config.job.bs,
-                                              pmstore::base::FormatBytes(config.job.size), config.repeat);
-    if (absl::Status s = WriteTextFile(config.plot_path, RenderBarChartSvg(title, "IOPS", bars)); !s.ok()) {
+    if (absl::Status s = WriteComparePlot(config, *outcome); !s.ok()) {
       std::fprintf(stderr, "faultbench: --plot: %s\n", std::string(s.message()).c_str());
-      exit_code = exit_code ? exit_code : 1;
+      if (exit_code == 0) exit_code = 1;
     }
   }
-
-  if (config.format == OutputFormat::kJson) {
-    nlohmann::json variants_json = nlohmann::json::array();
-    for (const VariantSummary& v : summaries) {
-      auto spread = [](const Spread& s) { return nlohmann::json{{"median", s.median}, {"min", s.min}, {"max", s.max}}; };
-      variants_json.push_back({{"mode", std::string(PageIntentName(v.mode))},
-                               {"engine", std::string(EngineName(v.engine))},
-                               {"numa", v.numa_label},
-                               {"iops", spread(v.iops)},
-                               {"bw_bytes", spread(v.bw_bytes)},
-                               {"clat_p50_ns", spread(v.p50_ns)},
-                               {"clat_p99_ns", spread(v.p99_ns)},
-                               {"faults_per_mib", spread(v.faults_per_mib)},
-                               {"pmd_share", spread(v.pmd_share)}});
-    }
-    nlohmann::json doc = {{"runs", runs}, {"variants", variants_json}, {"groups", groups}, {"summary", first_summary}};
-    std::fputs((doc.dump(2) + "\n").c_str(), out);
-  } else {
-    std::string text = absl::StrFormat("faultbench compare: %s bs=%d size=%s numjobs=%d, %d repeat(s), %s files\n\n",
-                                       RwModeName(config.job.rw), config.job.bs,
-                                       pmstore::base::FormatBytes(config.job.size), config.job.numjobs,
-                                       config.repeat, config.reuse_file ? "reused" : "fresh");
-    absl::StrAppend(&text, Table(summaries), "\n", verdict_text);
-    std::fputs(text.c_str(), out);
-  }
+  const std::string text = config.format == OutputFormat::kJson ? CompareJson(*outcome).dump(2) + "\n"
+                                                                 : CompareText(config, *outcome);
+  std::fputs(text.c_str(), out);
   if (out != stdout) std::fclose(out);
   return exit_code;
 }

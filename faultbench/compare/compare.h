@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "faultbench/report/report.h"
+#include "nlohmann/json.hpp"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {
@@ -48,6 +49,7 @@ struct Spread {
 Spread SpreadOf(std::vector<double> values);
 
 struct VariantSummary {
+  std::string label;  // "pmd/mmap", "pte/pmem2/membind=1"
   pmstore::mapping::PageIntent mode = pmstore::mapping::PageIntent::kPte;
   pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
   std::string numa_label;
@@ -65,6 +67,24 @@ struct Verdict {
 // The verdict for one (engine, numa) group; `pte` and `pmd` may be null.
 Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd);
 
+// What a compare produced, for the renderers (compare_report.h).
+struct GroupVerdict {
+  std::string group;  // "mmap", "mmap/membind=1"
+  Verdict verdict;
+};
+struct CompareOutcome {
+  std::vector<VariantSummary> variants;
+  std::vector<GroupVerdict> groups;
+  nlohmann::json runs = nlohmann::json::array();  // one full run document per run
+};
+
+// Runs every variant --repeat times and judges them. Usage errors (checked
+// before the first run) are returned; a run that fails sets `exit_code` to 1
+// and is reported on stderr, the others still count.
+absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code);
+
+// `faultbench compare`: RunComparison, then the plot and the report.
+// Returns the exit status: 0, 1 (a run failed), 2 (bad usage).
 int CompareCommand(const CompareConfig& config);
 
 }  // namespace faultbench

@@ -1,0 +1,78 @@
+#include "faultbench/compare/compare_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "faultbench/compare/svg_plot.h"
+#include "pmstore/base/units.h"
+
+namespace faultbench {
+namespace {
+
+using nlohmann::json;
+
+json SpreadJson(const Spread& s) { return {{"median", s.median}, {"min", s.min}, {"max", s.max}}; }
+
+json GroupJson(const GroupVerdict& g) {
+  return {{"group", g.group},
+          {"pmd_over_pte", g.verdict.available ? json(g.verdict.pmd_over_pte) : json(nullptr)},
+          {"verdict", g.verdict.text},
+          {"causes", g.verdict.causes}};
+}
+
+std::string Workload(const CompareConfig& config) {
+  return absl::StrFormat("%s bs=%d size=%s numjobs=%d", RwModeName(config.job.rw), config.job.bs,
+                         pmstore::base::FormatBytes(config.job.size), config.job.numjobs);
+}
+
+}  // namespace
+
+std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome) {
+  std::string out = absl::StrFormat("faultbench compare: %s, %d repeat(s), %s files\n\n", Workload(config),
+                                    config.repeat, config.reuse_file ? "reused" : "fresh");
+  absl::StrAppendFormat(&out, "%-22s %22s %10s %10s %10s %11s %7s\n", "variant", "IOPS median [min-max]",
+                        "MiB/s", "p50 ns", "p99 ns", "faults/MiB", "PMD %");
+  for (const VariantSummary& v : outcome.variants) {
+    absl::StrAppendFormat(&out, "%-22s %8.0f [%5.0fk-%5.0fk] %10.1f %10.0f %10.0f %11.3f %6.1f%%\n", v.label,
+                          v.iops.median, v.iops.min / 1e3, v.iops.max / 1e3, v.bw_bytes.median / (1 << 20),
+                          v.p50_ns.median, v.p99_ns.median, v.faults_per_mib.median, v.pmd_share.median * 100);
+  }
+  absl::StrAppend(&out, "\n");
+  for (const GroupVerdict& g : outcome.groups) {
+    absl::StrAppendFormat(&out, "PMD/PTE (%s): %s%s\n", g.group,
+                          g.verdict.available ? absl::StrFormat("%.2f -> ", g.verdict.pmd_over_pte) : "",
+                          g.verdict.text);
+    for (const auto& cause : g.verdict.causes) absl::StrAppend(&out, "  cause: ", cause, "\n");
+  }
+  return out;
+}
+
+json CompareJson(const CompareOutcome& outcome) {
+  json variants = json::array();
+  for (const VariantSummary& v : outcome.variants) {
+    variants.push_back({{"variant", v.label},
+                        {"mode", std::string(pmstore::mapping::PageIntentName(v.mode))},
+                        {"engine", std::string(pmstore::mapping::EngineName(v.engine))},
+                        {"numa", v.numa_label},
+                        {"iops", SpreadJson(v.iops)},
+                        {"bw_bytes", SpreadJson(v.bw_bytes)},
+                        {"clat_p50_ns", SpreadJson(v.p50_ns)},
+                        {"clat_p99_ns", SpreadJson(v.p99_ns)},
+                        {"faults_per_mib", SpreadJson(v.faults_per_mib)},
+                        {"pmd_share", SpreadJson(v.pmd_share)}});
+  }
+  json groups = json::array();
+  for (const GroupVerdict& g : outcome.groups) groups.push_back(GroupJson(g));
+  json summary = outcome.groups.empty()
+                     ? json{{"pmd_over_pte", nullptr}, {"verdict", "no verdict: needs both pte and pmd runs"}}
+                     : GroupJson(outcome.groups.front());
+  return {{"runs", outcome.runs}, {"variants", variants}, {"groups", groups}, {"summary", summary}};
+}
+
+absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome& outcome) {
+  std::vector<PlotBar> bars;
+  for (const VariantSummary& v : outcome.variants) bars.push_back({v.label, v.iops.median, v.iops.min, v.iops.max});
+  const std::string title = absl::StrFormat("faultbench compare: %s, %d repeat(s)", Workload(config), config.repeat);
+  return WriteTextFile(config.plot_path, RenderBarChartSvg(title, "IOPS", bars));
+}
+
+}  // namespace faultbench

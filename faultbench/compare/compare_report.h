@@ -1,0 +1,25 @@
+// Renderings of a finished comparison: the text table with its verdicts,
+// the JSON document, and the SVG plot. Separate from the runs, like run's
+// reporters.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "faultbench/compare/compare.h"
+#include "nlohmann/json.hpp"
+
+namespace faultbench {
+
+// Header line, one row per variant (medians with the IOPS range), then one
+// "PMD/PTE (group): R -> verdict" line per group and its causes.
+std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome);
+
+// {"runs": [...], "variants": [...], "groups": [...],
+//  "summary": {"pmd_over_pte": R, "verdict": "..."}} (summary = first group).
+nlohmann::json CompareJson(const CompareOutcome& outcome);
+
+// Median IOPS per variant with min-max whiskers, to config.plot_path.
+absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome& outcome);
+
+}  // namespace faultbench
