@@ -200,17 +200,22 @@ TEST_F(OnDax, PagemapScanSeesDaxPmdsWhereTheKernelHasIt) {
 }
 
 #ifdef FAULTBENCH_BIN
+// `faultbench doctor --json PATH`; on anything but JSON, prints what it
+// said instead and returns a discarded value.
 nlohmann::json Doctor(const std::string& path) {
-  const std::string cmd = std::string(FAULTBENCH_BIN) + " doctor --json '" + path + "'";
+  const std::string cmd = std::string(FAULTBENCH_BIN) + " doctor --json '" + path + "' 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
+  int status = -1;
   if (p != nullptr) {
     std::array<char, 4096> buf;
     size_t n;
     while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    pclose(p);
+    status = pclose(p);
   }
-  return nlohmann::json::parse(out, nullptr, false);
+  nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  if (j.is_discarded()) std::cout << cmd << ": status " << status << ", output:\n" << out << std::endl;
+  return j;
 }
 
 // On a directory statx reports no DAX attribute (ext4 and xfs set it on
