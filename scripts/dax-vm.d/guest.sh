@@ -6,6 +6,7 @@
 set -u
 out=/run/dax-vm/out
 # shellcheck source=/dev/null
+# shellcheck disable=SC2153
 . "$out/config.sh"   # DAXVM_FS, DAXVM_NUMA, DAXVM_ROOT, DAXVM_MKFS_OPTS, DAXVM_CMD (array)
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
@@ -46,7 +47,7 @@ esac
 chmod 1777 "$mnt"
 [ "$mkfs" = 0 ] || log "mkfs options: ${DAXVM_MKFS_OPTS:-defaults}"
 log "$DAXVM_FS on $dev (NUMA node $(cat /sys/block/pmem0/device/numa_node 2>/dev/null || echo ?)) mounted -o dax at $mnt; ready at $(uptime_s) s"
-echo "$(uptime_s)" > "$out/ready_s"
+uptime_s > "$out/ready_s"
 
 export DAX_DIR=$mnt DAX_VM=1 DAX_VM_FS=$DAXVM_FS DAX_VM_NUMA=$DAXVM_NUMA DAX_VM_OUT=$out
 cd "$DAXVM_ROOT" || fail "no project root $DAXVM_ROOT"
