@@ -27,6 +27,14 @@ std::string BlockLine(const BlockFacts& b) {
                       b.pmem ? ", pmem" : "");
 }
 
+// statx sets STATX_ATTR_DAX on regular files only, so a directory on a
+// dax=always mount is described by its mount option.
+std::string DaxLine(const DoctorReport& r) {
+  const std::string mount = r.mount.dax_option.empty() ? "not set" : r.mount.dax_option;
+  if (!r.is_file && r.mount.dax_option == "always") return "yes for every file (mount dax=always)";
+  return absl::StrCat(r.statx_dax ? "yes" : "no", " (statx STATX_ATTR_DAX), mount dax=", mount);
+}
+
 }  // namespace
 
 std::string RenderText(const DoctorReport& r) {
@@ -38,8 +46,7 @@ std::string RenderText(const DoctorReport& r) {
   row("kind", r.is_file ? absl::StrCat("file, ", pmstore::base::FormatBytes(r.file_size)) : "directory");
   row("file system", absl::StrCat(r.mount.fs_type, " on ", r.mount.mount_point, " from ", r.mount.source));
   row("mount options", r.mount.options);
-  row("DAX", absl::StrCat(r.statx_dax ? "yes" : "no", " (statx STATX_ATTR_DAX), mount dax=",
-                          r.mount.dax_option.empty() ? "not set" : r.mount.dax_option));
+  row("DAX", DaxLine(r));
   row("backed by", r.page_source);
   row("extent alignment", ExtentLine(r.extents));
   row("THP", absl::StrCat("enabled=", OrUnknown(r.thp.enabled), " shmem_enabled=", OrUnknown(r.thp.shmem_enabled),
