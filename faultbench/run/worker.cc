@@ -78,8 +78,9 @@ class Worker {
  private:
   absl::Status OpenFile(WorkerResult& result);
   // Issues up to `max_ios` I/Os, stopping early at `deadline_ns` (monotonic);
-  // returns how many were issued.
-  uint64_t RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase);
+  // returns how many were issued. `measured` is false for the ramp, whose
+  // offsets are not logged.
+  uint64_t RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase, bool measured = true);
   template <typename Body>
   void TimedPhase(PhaseResult& phase, Body body);
   static bool NextIsRead(int read_percent, uint64_t& rng) {
@@ -177,7 +178,7 @@ void Worker::TimedPhase(PhaseResult& phase, Body body) {
   phase.rusage = ThreadRusage() - rusage_before;
 }
 
-uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase) {
+uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase, bool measured) {
   // Everything the loop touches is copied into locals whose addresses never
   // escape: the engine call is opaque to the compiler, and members would be
   // reloaded and stored around every call.
@@ -186,7 +187,7 @@ uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& ph
   const uint64_t base_offset = base_offset_;
   char* const buffer = buffer_.get();
   IoEngine* const engine = engine_.get();
-  std::vector<uint64_t>* const offset_log = ctx_.offset_log;
+  std::vector<uint64_t>* const offset_log = measured ? ctx_.offset_log : nullptr;
   BlockOrder order = order_;
   const int read_percent = read_percent_;
   uint64_t rng = rng_;
@@ -259,7 +260,7 @@ void Worker::Measure(WorkerResult& result) {
   const uint64_t now = MonotonicNs();
   if (job_.ramp_time_s > 0) {
     PhaseResult ramp;
-    RunSpan(kNoLimit, now + static_cast<uint64_t>(job_.ramp_time_s * 1e9), ramp);
+    RunSpan(kNoLimit, now + static_cast<uint64_t>(job_.ramp_time_s * 1e9), ramp, /*measured=*/false);
   }
   const uint64_t measure_start = MonotonicNs();
   const uint64_t deadline =
