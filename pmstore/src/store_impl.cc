@@ -204,9 +204,11 @@ void StoreImpl::FlushUnsynced() {
   any_unsynced_ = false;
 }
 
-// The commit protocol (doc/FORMAT.md): in-place writes and the log record
-// are flushed, then one fence seals the commit; then the logged words are
-// applied and flushed, their fence left to the next commit (or close).
+// The commit protocol (doc/FORMAT.md): in-place writes are flushed and
+// fenced; the log record is written, flushed and fenced (the commit
+// point); then the logged words are applied and flushed, their fence left
+// to the next commit (or close). A commit without in-place writes (a
+// delete) needs only the second fence.
 absl::Status StoreImpl::Commit(bool sync) {
   StageRoot();
   if (tx_.empty()) return absl::OkStatus();
@@ -219,23 +221,34 @@ absl::Status StoreImpl::Commit(bool sync) {
   }
   const uint64_t seq = next_seq_;
   char* slot = base_ + internal::kLogOffset + (seq % 2) * internal::kLogSlotSize;
+  const uint64_t log_bytes = sizeof(internal::LogHeader) + entries.size() * sizeof(internal::LogEntry);
+  if (sync) {
+    // Fence 1: what was written in place must be durable before the log
+    // record can be: a record that reaches the media before its data would
+    // replay pointers to garbage (the hardware may write the log's lines
+    // back early, in any order).
+    FlushUnsynced();
+    if (!tx_.in_place().empty()) {
+      for (const auto& [offset, size] : tx_.in_place()) persister_->Flush(base_ + offset, size);
+      persister_->Drain();
+    }
+  } else {
+    for (const auto& [offset, size] : tx_.in_place()) MarkUnsynced(offset, size);
+    MarkUnsynced(static_cast<uint64_t>(slot - base_), log_bytes);
+  }
   internal::LogHeader header = {};
   header.seq = seq;
   header.count = entries.size();
   header.checksum = internal::LogChecksum(header, entries.data());
   std::memcpy(slot + sizeof(header), entries.data(), entries.size() * sizeof(internal::LogEntry));
   std::memcpy(slot, &header, sizeof(header));
-  const uint64_t log_bytes = sizeof(header) + entries.size() * sizeof(internal::LogEntry);
-
   if (sync) {
-    FlushUnsynced();
-    for (const auto& [offset, size] : tx_.in_place()) persister_->Flush(base_ + offset, size);
+    // Fence 2, the commit point. It also covers the previous commit's
+    // applied lines, flushed again from this thread: its log slot is the
+    // next one this store overwrites.
     persister_->Flush(slot, log_bytes);
     for (uint64_t line : unfenced_lines_) persister_->Flush(base_ + line, kUnitSize);
     persister_->Drain();
-  } else {
-    for (const auto& [offset, size] : tx_.in_place()) MarkUnsynced(offset, size);
-    MarkUnsynced(static_cast<uint64_t>(slot - base_), log_bytes);
   }
 
   unfenced_lines_.clear();

@@ -27,6 +27,10 @@ class StoreImpl final : public Store {
   static absl::StatusOr<std::unique_ptr<StoreImpl>> OpenWith(const std::string& path, const Options& options,
                                                              internal::PersisterFactory make_persister);
   ~StoreImpl() override;
+  using Store::Delete;  // the overloads with default options
+  using Store::Get;
+  using Store::Put;
+  using Store::Write;
 
   absl::Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;
   absl::Status Delete(const WriteOptions& options, std::string_view key) override;
