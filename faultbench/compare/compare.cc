@@ -205,9 +205,10 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
     GroupVerdict g;
     g.group = absl::StrCat(std::string(EngineName(pmd.engine)), pmd.numa_label == "default" ? "" : "/" + pmd.numa_label);
     g.verdict = JudgePmdOverPte(pte, &pmd);
-    if (g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect) {
-      g.verdict.causes = RegressionCauses(pmd, reuse_file);
-    }
+    // A regression needs its causes; so does any result whose pmd runs were
+    // not PMD-mapped, because then it is not a PTE-versus-PMD result at all.
+    const bool regression = g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect;
+    if (regression || pmd.pmd_share.median < 0.95) g.verdict.causes = RegressionCauses(pmd, reuse_file);
     groups.push_back(std::move(g));
   }
   return groups;

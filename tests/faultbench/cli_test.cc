@@ -134,6 +134,18 @@ TEST(FaultbenchCli, NumaBindingIsAppliedAndReported) {
   EXPECT_EQ(numa.at("page_nodes").at("0"), 2048);
 }
 
+// tmpfs huge=never cannot map PMD: compare must not present pte vs "pmd" as
+// a PTE-versus-PMD result without saying so.
+TEST(FaultbenchCli, CompareNamesTheCauseWhenPmdRunsAreNotPmdMapped) {
+  TempDir dir;
+  TmpfsMount mount("size=64m,huge=never");
+  SKIP_UNLESS_MOUNTED(mount);
+  Result r = Faultbench("compare --directory=" + mount.dir() + " --size=8M --rw=randwrite --repeat=1", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("not PMD-mapped after all: 0.0%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cause: "), std::string::npos) << r.out;
+}
+
 TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
   TempDir dir;
   Result r = Faultbench("compare --directory=" + dir.path() + " --size=8M --rw=randwrite --repeat=2 --output-format=json --plot=" +
