@@ -178,7 +178,7 @@ class Checker {
 
 CheckReport StoreImpl::CheckNow() {
   CheckReport report;
-  absl::ReaderMutexLock lock(&mu_);
+  internal::SharedGuard lock(&mu_);
   Checker(base_, pool_->length(), pool_->superblock, alloc_.num_chunks(), &report).Run();
   return report;
 }

@@ -38,7 +38,7 @@ StoreImpl::StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<inter
       tx_(pool_->base()) {}
 
 absl::Status StoreImpl::Recover() {
-  absl::WriterMutexLock lock(&mu_);
+  internal::ExclusiveGuard lock(&mu_);
   PMSTORE_RETURN_IF_ERROR(internal::ReplayLog(*pool_, *persister_, &next_seq_));
   PMSTORE_ASSIGN_OR_RETURN(internal::Root root, internal::ReadRoot(*pool_));
   key_count_ = root.key_count;
@@ -47,7 +47,7 @@ absl::Status StoreImpl::Recover() {
 }
 
 StoreImpl::~StoreImpl() {
-  absl::WriterMutexLock lock(&mu_);
+  internal::ExclusiveGuard lock(&mu_);
   FlushUnsynced();
   for (uint64_t line : unfenced_lines_) persister_->Flush(base_ + line, kUnitSize);
   persister_->Drain();
@@ -124,7 +124,7 @@ absl::Status CheckKey(std::string_view key) {
 
 absl::Status StoreImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
   PMSTORE_RETURN_IF_ERROR(CheckKey(key));
-  absl::WriterMutexLock lock(&mu_);
+  internal::ExclusiveGuard lock(&mu_);
   absl::Status staged = StagePut(key, value);
   if (!staged.ok()) {
     Abandon();
@@ -135,14 +135,14 @@ absl::Status StoreImpl::Put(const WriteOptions& options, std::string_view key, s
 
 absl::Status StoreImpl::Delete(const WriteOptions& options, std::string_view key) {
   PMSTORE_RETURN_IF_ERROR(CheckKey(key));
-  absl::WriterMutexLock lock(&mu_);
+  internal::ExclusiveGuard lock(&mu_);
   StageDelete(key);
   return Commit(options.sync);
 }
 
 absl::Status StoreImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
   for (const WriteBatch::Op& op : batch.ops()) PMSTORE_RETURN_IF_ERROR(CheckKey(op.key));
-  absl::WriterMutexLock lock(&mu_);
+  internal::ExclusiveGuard lock(&mu_);
   for (const WriteBatch::Op& op : batch.ops()) {
     if (op.kind == WriteBatch::OpKind::kDelete) {
       StageDelete(op.key);
@@ -276,7 +276,7 @@ absl::Status StoreImpl::Commit(bool sync) {
 }
 
 absl::Status StoreImpl::Sync() {
-  absl::WriterMutexLock lock(&mu_);
+  internal::ExclusiveGuard lock(&mu_);
   FlushUnsynced();
   for (uint64_t line : unfenced_lines_) persister_->Flush(base_ + line, kUnitSize);
   persister_->Drain();

@@ -1,6 +1,6 @@
 // The store: one pool, its allocator and index, one writer at a time.
 //
-// Locking: mu_ is held shared by readers (Get, Contains, iterator refills,
+// Locking: mu_ (a ReaderGate) is held shared by readers (Get, Contains, iterator refills,
 // Stats, Check) and exclusively by writers for the whole of a write, from
 // building the transaction to applying it. Readers therefore never see a
 // half-applied commit and never block one another.
@@ -16,6 +16,7 @@
 #include "pmstore/src/leaf_index.h"
 #include "pmstore/src/pin_registry.h"
 #include "pmstore/src/pool.h"
+#include "pmstore/src/reader_gate.h"
 #include "pmstore/src/transaction.h"
 #include "pmstore/store.h"
 
@@ -71,7 +72,7 @@ class StoreImpl final : public Store {
   const bool default_sync_;
   char* const base_;
 
-  absl::Mutex mu_;
+  internal::ReaderGate mu_;
   internal::SpaceAllocator alloc_ ABSL_GUARDED_BY(mu_);
   internal::LeafIndex index_ ABSL_GUARDED_BY(mu_);
   internal::Transaction tx_ ABSL_GUARDED_BY(mu_);

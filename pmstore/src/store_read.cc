@@ -55,7 +55,7 @@ class StoreIterator final : public Iterator {
 }  // namespace
 
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
-  absl::ReaderMutexLock lock(&mu_);
+  internal::SharedGuard lock(&mu_);
   const uint64_t record = index_.Lookup(key);
   if (record == 0) return absl::NotFoundError("key not found");
   internal::RecordView view;
@@ -73,7 +73,7 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, st
 
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) {
   pinned->Reset();
-  absl::ReaderMutexLock lock(&mu_);
+  internal::SharedGuard lock(&mu_);
   const uint64_t record = index_.Lookup(key);
   if (record == 0) return absl::NotFoundError("key not found");
   internal::RecordView view;
@@ -92,7 +92,7 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, Pi
 }
 
 absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
-  absl::ReaderMutexLock lock(&mu_);
+  internal::SharedGuard lock(&mu_);
   return index_.Lookup(key) != 0;
 }
 
@@ -103,7 +103,7 @@ std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions&, const Itera
 absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const IterateOptions& range,
                                   size_t max_entries, std::vector<std::pair<std::string, std::string>>* out,
                                   bool* end) {
-  absl::ReaderMutexLock lock(&mu_);
+  internal::SharedGuard lock(&mu_);
   *end = true;
   absl::Status status;
   index_.ScanFrom(target, [&](uint64_t record) {
@@ -128,7 +128,7 @@ absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const I
 Stats StoreImpl::GetStats() {
   Stats stats;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    internal::SharedGuard lock(&mu_);
     stats.path = pool_->path;
     stats.keys = key_count_;
     stats.pool_bytes = pool_->length();
