@@ -26,7 +26,9 @@ class ABSL_LOCKABLE ReaderGate {
       mine.fetch_add(1, std::memory_order_seq_cst);
       if (!writer_.load(std::memory_order_seq_cst)) return;
       mine.fetch_sub(1, std::memory_order_seq_cst);
+      waiting_readers_.fetch_add(1, std::memory_order_relaxed);
       while (writer_.load(std::memory_order_acquire)) std::this_thread::yield();
+      waiting_readers_.fetch_sub(1, std::memory_order_relaxed);
     }
   }
   void UnlockShared() ABSL_UNLOCK_FUNCTION() {
@@ -35,6 +37,9 @@ class ABSL_LOCKABLE ReaderGate {
 
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
     writers_.Lock();
+    // Readers that backed off for the previous writer go first (briefly:
+    // a steady stream of readers must not starve writers either).
+    for (int i = 0; i < 64 && waiting_readers_.load(std::memory_order_relaxed) > 0; ++i) std::this_thread::yield();
     writer_.store(true, std::memory_order_seq_cst);
     for (const Slot& slot : slots_) {
       while (slot.readers.load(std::memory_order_acquire) != 0) std::this_thread::yield();
@@ -60,6 +65,7 @@ class ABSL_LOCKABLE ReaderGate {
 
   Slot slots_[kSlots];
   std::atomic<bool> writer_{false};
+  std::atomic<int> waiting_readers_{0};
   absl::Mutex writers_;  // writers take turns here before raising the flag
 };
 
