@@ -51,6 +51,7 @@ ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g.
 ABSL_FLAG(int, repeat, 3, "compare: runs per variant");
 ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reproduces 4 KiB carryover)");
 ABSL_FLAG(std::string, plot, "", "compare: write an SVG bar chart (median, min-max) to this file");
+ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to this file (the report still goes to --output)");
 
 namespace {
 
@@ -98,7 +99,7 @@ const std::vector<Subcommand>& Subcommands() {
        {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
         "time_based", "loops", "ramp_time", "randseed", "engine", "map-sync", "prefault", "cpunodebind", "membind",
         "preferred", "interleave", "output-format", "output", "modes", "engines", "numa-sets", "repeat",
-        "reuse-file", "plot"}},
+        "reuse-file", "plot", "save-json"}},
   };
   return kSubcommands;
 }
@@ -182,6 +183,7 @@ int Compare(const std::vector<std::string>& args) {
   config.format = *format;
   config.output_path = absl::GetFlag(FLAGS_output);
   config.plot_path = absl::GetFlag(FLAGS_plot);
+  config.save_json_path = absl::GetFlag(FLAGS_save_json);
   config.repeat = absl::GetFlag(FLAGS_repeat);
   config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
   config.modes.clear();

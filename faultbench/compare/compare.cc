@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "faultbench/compare/compare_report.h"
+#include "faultbench/compare/svg_plot.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/run/runner.h"
 #include "faultbench/workload/job_file.h"
@@ -288,6 +289,12 @@ int CompareCommand(const CompareConfig& config) {
   if (!config.plot_path.empty()) {
     if (absl::Status s = WriteComparePlot(config, *outcome); !s.ok()) {
       std::fprintf(stderr, "faultbench: --plot: %s\n", std::string(s.message()).c_str());
+      if (exit_code == 0) exit_code = 1;
+    }
+  }
+  if (!config.save_json_path.empty()) {
+    if (absl::Status s = WriteTextFile(config.save_json_path, CompareJson(*outcome).dump(2) + "\n"); !s.ok()) {
+      std::fprintf(stderr, "faultbench: --save-json: %s\n", std::string(s.message()).c_str());
       if (exit_code == 0) exit_code = 1;
     }
   }

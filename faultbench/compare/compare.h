@@ -39,6 +39,7 @@ struct CompareConfig {
   OutputFormat format = OutputFormat::kNormal;
   std::string output_path;
   std::string plot_path;  // "" = no plot
+  std::string save_json_path;  // "" = none; else the JSON document also goes here
   bool progress = true;
 };
 

@@ -140,10 +140,15 @@ TEST(FaultbenchCli, CompareNamesTheCauseWhenPmdRunsAreNotPmdMapped) {
   TempDir dir;
   TmpfsMount mount("size=64m,huge=never");
   SKIP_UNLESS_MOUNTED(mount);
-  Result r = Faultbench("compare --directory=" + mount.dir() + " --size=8M --rw=randwrite --repeat=1", dir);
+  Result r = Faultbench("compare --directory=" + mount.dir() + " --size=8M --rw=randwrite --repeat=1 --save-json=" +
+                            dir.File("cmp.json"),
+                        dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("not PMD-mapped after all: 0.0%"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cause: "), std::string::npos) << r.out;
+  std::ifstream saved(dir.File("cmp.json"));
+  const nlohmann::json doc = nlohmann::json::parse(saved);
+  EXPECT_FALSE(doc.at("summary").at("causes").empty());
 }
 
 TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
