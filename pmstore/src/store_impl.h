@@ -44,10 +44,22 @@ class StoreImpl final : public Store {
   Stats GetStats() override;
   CheckReport CheckNow() override;
 
-  // For iterators: copies up to `max_entries` entries in range, from the
-  // first key >= target (> target when `after`). *end: nothing further.
+  // Entries copied for an iterator: keys and values back to back in
+  // `bytes`, (key offset, key size, value size) per entry.
+  struct ScanBuffer {
+    std::string bytes;
+    struct Entry {
+      size_t offset;
+      uint32_t key_size;
+      uint64_t value_size;
+    };
+    std::vector<Entry> entries;
+  };
+  // For iterators: copies up to `max_entries` entries (or about
+  // `max_bytes`) in range, from the first key >= target (> target when
+  // `after`). *end: nothing further.
   absl::Status ScanBatch(const std::string& target, bool after, const IterateOptions& range, size_t max_entries,
-                         std::vector<std::pair<std::string, std::string>>* out, bool* end);
+                         size_t max_bytes, ScanBuffer* out, bool* end);
 
  protected:
   WriteOptions DefaultWrite() const override { return WriteOptions{default_sync_}; }

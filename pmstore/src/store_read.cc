@@ -26,27 +26,37 @@ class StoreIterator final : public Iterator {
     Fill(start, false);
   }
   void Next() override {
-    if (++index_ < entries_.size()) return;
+    if (++index_ < buffer_.entries.size()) return;
     if (end_) return;
-    const std::string last = entries_.back().first;
+    const std::string last(key_at(buffer_.entries.size() - 1));
     Fill(last, true);
   }
-  bool Valid() const override { return status_.ok() && index_ < entries_.size(); }
-  std::string_view key() const override { return entries_[index_].first; }
-  std::string_view value() const override { return entries_[index_].second; }
+  bool Valid() const override { return status_.ok() && index_ < buffer_.entries.size(); }
+  std::string_view key() const override { return key_at(index_); }
+  std::string_view value() const override {
+    const auto& e = buffer_.entries[index_];
+    return std::string_view(buffer_.bytes).substr(e.offset + e.key_size, e.value_size);
+  }
   absl::Status status() const override { return status_; }
 
  private:
+  std::string_view key_at(size_t i) const {
+    return std::string_view(buffer_.bytes).substr(buffer_.entries[i].offset, buffer_.entries[i].key_size);
+  }
   void Fill(const std::string& target, bool after) {
-    entries_.clear();
+    buffer_.entries.clear();
+    buffer_.bytes.clear();
     index_ = 0;
-    status_ = store_->ScanBatch(target, after, range_, kBatch, &entries_, &end_);
+    status_ = store_->ScanBatch(target, after, range_, kBatchEntries, kBatchBytes, &buffer_, &end_);
   }
 
-  static constexpr size_t kBatch = 256;
+  // Per refill: enough to amortise the re-seek, little enough that the
+  // read lock is held only briefly.
+  static constexpr size_t kBatchEntries = 1024;
+  static constexpr size_t kBatchBytes = 1 << 20;
   StoreImpl* store_;
   IterateOptions range_;
-  std::vector<std::pair<std::string, std::string>> entries_;
+  StoreImpl::ScanBuffer buffer_;
   size_t index_ = 0;
   bool end_ = true;
   absl::Status status_;
@@ -101,8 +111,7 @@ std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions&, const Itera
 }
 
 absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const IterateOptions& range,
-                                  size_t max_entries, std::vector<std::pair<std::string, std::string>>* out,
-                                  bool* end) {
+                                  size_t max_entries, size_t max_bytes, ScanBuffer* out, bool* end) {
   internal::SharedGuard lock(&mu_);
   *end = true;
   absl::Status status;
@@ -115,11 +124,13 @@ absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const I
     if (after && view.key == target) return true;
     if (!range.upper_bound.empty() && view.key >= range.upper_bound) return false;
     if (view.key.substr(0, range.prefix.size()) != range.prefix) return view.key < range.prefix;
-    if (out->size() == max_entries) {
+    if (out->entries.size() == max_entries || (!out->entries.empty() && out->bytes.size() >= max_bytes)) {
       *end = false;
       return false;
     }
-    out->emplace_back(std::string(view.key), std::string(view.value));
+    out->entries.push_back({out->bytes.size(), static_cast<uint32_t>(view.key.size()), view.value.size()});
+    out->bytes.append(view.key.data(), view.key.size());
+    out->bytes.append(view.value.data(), view.value.size());
     return true;
   });
   return status;
