@@ -68,6 +68,9 @@ int64_t SpaceAllocator::FindRun(const SmallChunk& chunk, uint64_t units) const {
       const int bit = RunInWord(chunk.bits[w], units);
       if (bit >= 0) return static_cast<int64_t>(w * 64 + bit);
     }
+    // A run across a word boundary is rare enough not to pay a bit-by-bit
+    // scan of 32768 units for it on every small allocation.
+    return -1;
   }
   // Next fit: continue after the last allocation, then wrap around once.
   const int64_t found = FindRunFrom(chunk, units, chunk.hint);

@@ -96,7 +96,10 @@ struct LeafHeader {
 static_assert(sizeof(LeafHeader) == 64);
 inline constexpr uint64_t kLeafHeaderWords = 8;
 struct LeafSlot {
-  uint64_t prefix;  // KeyPrefix(key): most comparisons end here
+  // Key bytes 0-7 and 8-15 (KeyPrefix): comparisons of keys that differ
+  // in their first 16 bytes end here, without reading the record.
+  uint64_t prefix;
+  uint64_t prefix2;
   uint64_t record;  // offset of the record
 };
 struct Leaf {
@@ -106,7 +109,7 @@ struct Leaf {
   uint8_t fingerprints[64];
   LeafSlot slots[kLeafSlots];
 };
-inline constexpr uint64_t kLeafUnits = (sizeof(Leaf) + kUnitSize - 1) / kUnitSize;  // 14
+inline constexpr uint64_t kLeafUnits = (sizeof(Leaf) + kUnitSize - 1) / kUnitSize;  // 20
 inline constexpr uint64_t kLeafBytes = kLeafUnits * kUnitSize;
 
 // A record: header, [value offset when large], key, [value when inline].
@@ -125,11 +128,11 @@ inline uint64_t RecordBytes(uint64_t key_len, uint64_t value_len) {
 }
 inline uint64_t UnitsFor(uint64_t bytes) { return (bytes + kUnitSize - 1) / kUnitSize; }
 
-// The first 8 key bytes as a big-endian number, zero padded: comparing
+// Key bytes [from, from+8) as a big-endian number, zero padded: comparing
 // prefixes orders keys like memcmp whenever the prefixes differ.
-inline uint64_t KeyPrefix(std::string_view key) {
+inline uint64_t KeyPrefix(std::string_view key, size_t from = 0) {
   unsigned char bytes[8] = {0};
-  std::memcpy(bytes, key.data(), key.size() < 8 ? key.size() : 8);
+  if (key.size() > from) std::memcpy(bytes, key.data() + from, key.size() - from < 8 ? key.size() - from : 8);
   uint64_t v = 0;
   for (unsigned char b : bytes) v = (v << 8) | b;
   return v;

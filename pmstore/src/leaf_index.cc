@@ -56,26 +56,31 @@ LeafIndex::Map::const_iterator LeafIndex::FindLeaf(std::string_view key) const {
 
 int LeafIndex::Search(const LeafHeader& header, const LeafSlot* slots, std::string_view key, bool* found) const {
   const uint64_t prefix = KeyPrefix(key);
+  const uint64_t prefix2 = KeyPrefix(key, 8);
   int lo = 0;
   int hi = header.count;
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
-    if (CompareToSlot(base_, key, prefix, slots[header.perm[mid]]) > 0) {
+    if (CompareToSlot(base_, key, prefix, prefix2, slots[header.perm[mid]]) > 0) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  *found = lo < header.count && CompareToSlot(base_, key, prefix, slots[header.perm[lo]]) == 0;
+  *found = lo < header.count && CompareToSlot(base_, key, prefix, prefix2, slots[header.perm[lo]]) == 0;
   return lo;
 }
 
 int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const {
   const uint8_t fingerprint = KeyFingerprint(key);
   const uint64_t prefix = KeyPrefix(key);
+  const uint64_t prefix2 = KeyPrefix(key, 8);
   for (int i = 0; i < header.count; ++i) {
     const uint8_t slot = header.perm[i];
-    if (leaf.fingerprints[slot] != fingerprint || leaf.slots[slot].prefix != prefix) continue;
+    if (leaf.fingerprints[slot] != fingerprint || leaf.slots[slot].prefix != prefix ||
+        leaf.slots[slot].prefix2 != prefix2) {
+      continue;
+    }
     if (RecordKey(base_, leaf.slots[slot].record) == key) return i;
   }
   return -1;
@@ -194,6 +199,7 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
                                uint64_t* replaced) {
   *replaced = 0;
   const uint64_t prefix = KeyPrefix(key);
+  const uint64_t prefix2 = KeyPrefix(key, 8);
   for (int attempt = 0; attempt < 3; ++attempt) {
     const auto it = FindLeaf(key);
     const uint64_t offset = it->second;
@@ -212,7 +218,7 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
       continue;
     }
     // A free slot: no committed header names it, so it is written in place.
-    leaf->slots[slot] = LeafSlot{prefix, record};
+    leaf->slots[slot] = LeafSlot{prefix, prefix2, record};
     leaf->fingerprints[slot] = KeyFingerprint(key);
     tx.WroteInPlace(offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot));
     tx.WroteInPlace(offset + offsetof(Leaf, fingerprints) + slot, 1);

@@ -56,9 +56,12 @@ inline std::string_view RecordKey(const char* base, uint64_t offset) {
   return std::string_view(p, h.key_len);
 }
 
-// Bytewise order of `key` (with prefix `prefix`) against a slot's key.
-inline int CompareToSlot(const char* base, std::string_view key, uint64_t prefix, const LeafSlot& slot) {
+// Bytewise order of `key` (with prefixes `prefix`, `prefix2`) against a
+// slot's key.
+inline int CompareToSlot(const char* base, std::string_view key, uint64_t prefix, uint64_t prefix2,
+                         const LeafSlot& slot) {
   if (prefix != slot.prefix) return prefix < slot.prefix ? -1 : 1;
+  if (prefix2 != slot.prefix2) return prefix2 < slot.prefix2 ? -1 : 1;
   const std::string_view other = RecordKey(base, slot.record);
   const int c = key.compare(other);
   return c < 0 ? -1 : (c > 0 ? 1 : 0);

@@ -117,7 +117,9 @@ class Checker {
         }
         previous.assign(view.key.data(), view.key.size());
         have_previous = true;
-        if (KeyPrefix(view.key) != slot.prefix) Problem(absl::StrCat("stale key prefix for record ", slot.record));
+        if (KeyPrefix(view.key) != slot.prefix || KeyPrefix(view.key, 8) != slot.prefix2) {
+          Problem(absl::StrCat("stale key prefix for record ", slot.record));
+        }
         if (KeyFingerprint(view.key) != leaf->fingerprints[h.perm[i]]) {
           Problem(absl::StrCat("stale key fingerprint for record ", slot.record));
         }

@@ -10,7 +10,11 @@ inline size_t HashOffset(uint64_t offset) { return static_cast<size_t>((offset >
 }  // namespace
 
 void Transaction::Clear() {
-  if (table_.size() != 64 || !order_.empty()) table_.assign(64, Slot{kEmpty, 0, false});
+  if (table_.size() != 64) {
+    table_.assign(64, Slot{kEmpty, 0, false});
+  } else {
+    for (uint32_t i : order_) table_[i] = Slot{kEmpty, 0, false};
+  }
   order_.clear();
   in_place_.clear();
   fresh_.clear();
