@@ -16,6 +16,16 @@ using pmstore::mapping::PageIntent;
 
 constexpr uint64_t kMiB = 1 << 20;
 
+// Under ASan/TSan the copy's interceptor reads the shadow of the mapped
+// range, and the first touch of each shadow page is a page fault of the
+// worker thread too: fault counts then say nothing about PMD versus PTE
+// (the verified census still does).
+#ifdef PMSTORE_SANITIZE_BUILD
+constexpr bool kShadowFaults = true;
+#else
+constexpr bool kShadowFaults = false;
+#endif
+
 JobOptions Job(const std::string& dir, uint64_t size, RwMode rw, PageIntent mapping) {
   JobOptions job;
   job.name = "t";
@@ -45,7 +55,7 @@ void ExpectPmd(const WorkerResult& w, uint64_t size) {
   ASSERT_TRUE(w.mapping.verified) << w.mapping.verify_error;
   EXPECT_GE(w.mapping.PmdShare(), 0.95);
   EXPECT_GE(Faults(w), size / (2 * kMiB) * 9 / 10);
-  EXPECT_LE(Faults(w), size / (2 * kMiB) * 3 / 2 + 8);
+  if (!kShadowFaults) EXPECT_LE(Faults(w), size / (2 * kMiB) * 3 / 2 + 8);
   EXPECT_FALSE(w.mapping.DiffersFromRequest());
 }
 
@@ -64,7 +74,7 @@ TEST(RunOnTmpfs, PmdMappingVerifiesPmdWithOneFaultPer2MiB) {
   ASSERT_EQ(run.workers.size(), 1u);
   ExpectPmd(run.workers[0], size);
   EXPECT_EQ(run.workers[0].total.write.ios, size / 4096);
-  EXPECT_NEAR(run.workers[0].total.FaultsPerMib(), 0.5, 0.1);
+  if (!kShadowFaults) EXPECT_NEAR(run.workers[0].total.FaultsPerMib(), 0.5, 0.1);
   // perf's page-fault counter, where the kernel lets us open it, agrees
   // with getrusage; it is absent (never zero) where it cannot be opened.
   const auto& perf_faults = run.workers[0].total.perf.page_faults;
@@ -152,7 +162,7 @@ TEST(RunPrefault, SteadyPhaseTakesNoFaults) {
   ASSERT_EQ(w.phases.size(), 2u);
   EXPECT_EQ(w.phases[0].read.ios, 0u);
   EXPECT_GE(w.phases[0].rusage.minor_faults, 8u);
-  EXPECT_EQ(w.phases[1].rusage.minor_faults, 0u);
+  if (!kShadowFaults) EXPECT_EQ(w.phases[1].rusage.minor_faults, 0u);
   EXPECT_EQ(w.total.read.ios, 32 * kMiB / 4096);
   EXPECT_GE(w.mapping.PmdShare(), 0.95);
 }
