@@ -206,8 +206,8 @@ void StoreImpl::FlushUnsynced() {
 
 // The commit protocol (doc/FORMAT.md): in-place writes are flushed and
 // fenced; the log record is written, flushed and fenced (the commit
-// point); then the logged words are applied and flushed, their fence left
-// to the next commit (or close). A commit without in-place writes (a
+// point); then the logged words are applied, their flush and fence left
+// to the next commit (or Sync, or close). A commit without in-place writes (a
 // delete) needs only the second fence.
 absl::Status StoreImpl::Commit(bool sync) {
   StageRoot();
@@ -257,14 +257,14 @@ absl::Status StoreImpl::Commit(bool sync) {
     const uint64_t line = entry.offset & ~(kUnitSize - 1);
     if (unfenced_lines_.empty() || unfenced_lines_.back() != line) unfenced_lines_.push_back(line);
   }
-  for (uint64_t line : unfenced_lines_) {
-    if (sync) {
-      persister_->Flush(base_ + line, kUnitSize);
-    } else {
-      MarkUnsynced(line, kUnitSize);
-    }
+  // The applied lines are flushed by the next commit, just before its
+  // commit fence (or by Sync or close). Flushing them now would cost a
+  // third fence in effect: the locked instruction that releases the lock
+  // waits for outstanding write-backs.
+  if (!sync) {
+    for (uint64_t line : unfenced_lines_) MarkUnsynced(line, kUnitSize);
+    unfenced_lines_.clear();
   }
-  if (!sync) unfenced_lines_.clear();
 
   next_seq_ = seq + 1;
   key_count_ += key_delta_;

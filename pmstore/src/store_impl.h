@@ -91,8 +91,8 @@ class StoreImpl final : public Store {
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t key_count_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t key_delta_ ABSL_GUARDED_BY(mu_) = 0;
-  // Lines applied by the last commit and flushed but not yet fenced; the
-  // next commit flushes them again from its own thread before its fence.
+  // Lines applied by the last commit, not yet flushed: the next commit
+  // flushes them before its commit fence (as does Sync, or close).
   std::vector<uint64_t> unfenced_lines_ ABSL_GUARDED_BY(mu_);
   // Pages written by sync=false commits, one bit each.
   std::vector<uint64_t> unsynced_pages_ ABSL_GUARDED_BY(mu_);
