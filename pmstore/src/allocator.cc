@@ -232,6 +232,21 @@ void SpaceAllocator::FreeRun(Transaction& tx, uint64_t offset) {
   pending_.push_back(Freed{0, offset, 0, chunks});
 }
 
+uint64_t SpaceAllocator::FreeEmptySmallChunks(Transaction& tx) {
+  uint64_t freed = 0;
+  for (uint64_t c = 0; c < num_chunks(); ++c) {
+    if (!small_[c] || small_[c]->used != kBitmapUnits) continue;
+    tx.Write(ChunkWordOffset(c), kChunkFree);
+    tx.DropWritesInto(ChunkOffset(c), kChunkSize);
+    chunk_words_[c] = kChunkFree;
+    chunk_busy_[c] = true;
+    small_[c].reset();
+    pending_.push_back(Freed{0, ChunkOffset(c), 0, 1});
+    ++freed;
+  }
+  return freed;
+}
+
 void SpaceAllocator::Committed(uint64_t seq) {
   for (Freed& freed : pending_) {
     freed.seq = seq;

@@ -49,6 +49,10 @@ class SpaceAllocator {
   void FreeUnits(Transaction& tx, uint64_t offset, uint64_t units);
   void FreeRun(Transaction& tx, uint64_t offset);
 
+  // Returns small chunks that hold nothing (no live or quarantined unit)
+  // to the free state, so large values can use them; how many.
+  uint64_t FreeEmptySmallChunks(Transaction& tx);
+
   // The transaction committed as `seq` (or was abandoned: Load again).
   void Committed(uint64_t seq);
   void Abandoned();

@@ -128,9 +128,22 @@ absl::Status StoreImpl::Put(const WriteOptions& options, std::string_view key, s
   absl::Status staged = StagePut(key, value);
   if (!staged.ok()) {
     Abandon();
-    return internal::WithPath(staged, pool_->path);
+    if (!absl::IsResourceExhausted(staged) || !ReclaimEmptyChunks()) return internal::WithPath(staged, pool_->path);
+    staged = StagePut(key, value);  // once more, with the reclaimed chunks
+    if (!staged.ok()) {
+      Abandon();
+      return internal::WithPath(staged, pool_->path);
+    }
   }
   return Commit(options.sync);
+}
+
+bool StoreImpl::ReclaimEmptyChunks() {
+  if (alloc_.FreeEmptySmallChunks(tx_) == 0) {
+    Abandon();
+    return false;
+  }
+  return Commit(true).ok();
 }
 
 absl::Status StoreImpl::Delete(const WriteOptions& options, std::string_view key) {
@@ -143,18 +156,28 @@ absl::Status StoreImpl::Delete(const WriteOptions& options, std::string_view key
 absl::Status StoreImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
   for (const WriteBatch::Op& op : batch.ops()) PMSTORE_RETURN_IF_ERROR(CheckKey(op.key));
   internal::ExclusiveGuard lock(&mu_);
-  for (const WriteBatch::Op& op : batch.ops()) {
-    if (op.kind == WriteBatch::OpKind::kDelete) {
-      StageDelete(op.key);
-      continue;
-    }
-    absl::Status staged = StagePut(op.key, op.value);
+  absl::Status staged = StageBatch(batch);
+  if (!staged.ok()) {
+    Abandon();
+    if (!absl::IsResourceExhausted(staged) || !ReclaimEmptyChunks()) return internal::WithPath(staged, pool_->path);
+    staged = StageBatch(batch);  // once more, with the reclaimed chunks
     if (!staged.ok()) {
       Abandon();
       return internal::WithPath(staged, pool_->path);
     }
   }
   return Commit(options.sync);
+}
+
+absl::Status StoreImpl::StageBatch(const WriteBatch& batch) {
+  for (const WriteBatch::Op& op : batch.ops()) {
+    if (op.kind == WriteBatch::OpKind::kDelete) {
+      StageDelete(op.key);
+    } else {
+      PMSTORE_RETURN_IF_ERROR(StagePut(op.key, op.value));
+    }
+  }
+  return absl::OkStatus();
 }
 
 void StoreImpl::StageRoot() {

@@ -70,11 +70,14 @@ class StoreImpl final : public Store {
 
   absl::Status StagePut(std::string_view key, std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StageDelete(std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status StageBatch(const WriteBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<uint64_t> WriteRecord(std::string_view key, std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FreeRecord(uint64_t record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StageRoot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Commit(bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Abandon() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A commit of its own that frees empty small chunks; false when none.
+  bool ReclaimEmptyChunks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MarkUnsynced(uint64_t offset, uint64_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushUnsynced() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<uint64_t> Grow(uint64_t chunks) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -200,6 +200,21 @@ TEST_F(StoreBasicTest, PoolGrowsUpToMaxSizeThenReportsFullAndKeepsData) {
   EXPECT_TRUE(store->CheckNow().clean());
 }
 
+TEST_F(StoreBasicTest, ChunksEmptiedBySmallValuesHoldLargeValuesLater) {
+  auto store = OpenOrDie(path_, SmallPool(16ull << 20, 16ull << 20));
+  const std::string small(4000, 's');
+  int stored = 0;
+  while (store->Put("k" + std::to_string(stored), small).ok()) ++stored;
+  ASSERT_GT(stored, 1000);
+  for (int i = 0; i < stored; ++i) ASSERT_TRUE(store->Delete("k" + std::to_string(i)).ok());
+  const std::string large(6u << 20, 'L');
+  ASSERT_TRUE(store->Put("large", large).ok());
+  std::string got;
+  ASSERT_TRUE(store->Get("large", &got).ok());
+  EXPECT_EQ(got, large);
+  EXPECT_TRUE(store->CheckNow().clean());
+}
+
 TEST_F(StoreBasicTest, SpaceOfDeletedValuesIsReused) {
   auto store = OpenOrDie(path_, SmallPool(8ull << 20, 8ull << 20));
   const std::string value(1000, 'v');
