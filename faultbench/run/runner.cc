@@ -6,11 +6,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <latch>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -70,7 +72,11 @@ class ProgressLine {
     if (enabled && isatty(STDERR_FILENO)) thread_ = std::thread([this] { Loop(); });
   }
   ~ProgressLine() {
-    done_ = true;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
 
@@ -79,12 +85,16 @@ class ProgressLine {
     const auto start = std::chrono::steady_clock::now();
     uint64_t last = 0;
     bool printed = false;
-    while (!done_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    for (;;) {
+      {
+        // Wakes at once when the run ends, so the line never delays the report.
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return done_; })) break;
+      }
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       uint64_t ios = 0;
       for (const auto& c : counters_) ios += c->load(std::memory_order_relaxed);
-      if (elapsed >= 2.0 && !done_) {
+      if (elapsed >= 2.0) {
         std::fprintf(stderr, "\rfaultbench: %.0fs elapsed, %s I/Os, %.0f IOPS   ", elapsed,
                      absl::StrCat(ios).c_str(), static_cast<double>(ios - last) * 2.0);
         printed = true;
@@ -95,7 +105,9 @@ class ProgressLine {
   }
 
   const std::vector<std::unique_ptr<std::atomic<uint64_t>>>& counters_;
-  std::atomic<bool> done_{false};
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;  // guarded by mutex_
   std::thread thread_;
 };
 
