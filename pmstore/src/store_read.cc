@@ -157,6 +157,7 @@ Stats StoreImpl::GetStats() {
   }
   stats.dax = pool_->mapping->dax();
   stats.map_sync = pool_->mapping->map_sync();
+  internal::SharedGuard lock(&mu_);  // growth changes the mapped length
   auto census = mapping::VerifyMapping(pool_->base(), pool_->length());
   if (census.ok()) {
     const uint64_t mapped = census->pmd_bytes + census->pte_bytes;
