@@ -140,16 +140,15 @@ absl::StatusOr<uint64_t> SpaceAllocator::ClaimSmallChunk(Transaction& tx) {
     absl::Status grown = EnsureChunks(c + 1);
     if (!grown.ok()) return grown;
   }
-  // The chunk is free, so nothing committed refers to its bitmap: it is
-  // initialised in place and later bit changes in this commit go in place too.
+  // The new bitmap goes through the log (512 words, once per 2 MiB): recovery
+  // has no checksum to tell a bitmap that reached the media from one that
+  // did not.
   const uint64_t offset = ChunkOffset(c);
   auto chunk = std::make_unique<SmallChunk>();
   chunk->bits.fill(0);
   chunk->bits[0] = ~0ull;
   chunk->used = kBitmapUnits;
-  std::memcpy(base_ + offset, chunk->bits.data(), kBitmapWords * 8);
-  tx.MarkFresh(offset, kBitmapWords * 8);
-  tx.WroteInPlace(offset, kBitmapWords * 8);
+  for (uint64_t w = 0; w < kBitmapWords; ++w) tx.Write(offset + w * 8, chunk->bits[w]);
   tx.Write(ChunkWordOffset(c), kChunkSmall);
   chunk_words_[c] = kChunkSmall;
   small_[c] = std::move(chunk);

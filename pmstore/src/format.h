@@ -73,6 +73,12 @@ struct LogEntry {
   uint64_t value;
 };
 inline constexpr uint64_t kLogCapacity = (kLogSlotSize - sizeof(LogHeader)) / sizeof(LogEntry);
+// Log entries whose offset carries one of these bits are not writes: they
+// name an object the commit wrote in place (a record, a new leaf), which
+// recovery verifies by its checksum before it trusts the newest commit.
+inline constexpr uint64_t kVerifyRecord = 1ull << 63;
+inline constexpr uint64_t kVerifyLeaf = 1ull << 62;
+inline constexpr uint64_t kVerifyMask = kVerifyRecord | kVerifyLeaf;
 
 // Chunk table words.
 inline constexpr uint64_t kChunkFree = 0;

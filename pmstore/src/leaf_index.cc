@@ -116,6 +116,7 @@ LeafHeader LeafIndex::LoadHeader(const Transaction& tx, uint64_t offset) const {
 
 void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header) {
   header.checksum = LeafChecksum(header, *LeafAt(offset));
+  if (tx.IsFresh(offset)) tx.Verify(kVerifyLeaf, offset, header.checksum);
   uint64_t words[kLeafHeaderWords];
   std::memcpy(words, &header, sizeof(header));
   for (uint64_t i = 0; i < kLeafHeaderWords; ++i) {
@@ -175,6 +176,7 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, Map::const
     std::memcpy(base_ + at, &image, sizeof(image));
     tx.MarkFresh(at, kLeafBytes);
     tx.WroteInPlace(at, sizeof(image));
+    tx.Verify(kVerifyLeaf, at, image.header.checksum);
   };
   auto left = alloc.AllocUnits(tx, kLeafUnits);
   if (!left.ok()) return left.status();

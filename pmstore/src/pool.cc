@@ -6,12 +6,14 @@
 
 #include <cerrno>
 #include <algorithm>
+#include <map>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
+#include "pmstore/src/record.h"
 
 namespace pmstore::internal {
 namespace {
@@ -210,6 +212,79 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Op
   return pool;
 }
 
+namespace {
+
+const LogEntry* EntriesOf(const LogHeader* header) { return reinterpret_cast<const LogEntry*>(header + 1); }
+
+// Whether everything the newest commit wrote in place reached the media:
+// the objects it names, and the leaves whose headers it changes (their
+// checksums cover the slots written in place). `older`, when not null, is
+// the commit before it, whose applied words may not all be durable yet.
+bool CommitDataIsDurable(const Pool& pool, const LogHeader* older, const LogHeader* newest) {
+  const char* base = pool.base();
+  const uint64_t length = pool.length();
+  const uint64_t heap = pool.superblock.heap_offset;
+  auto leaf_ok = [&](uint64_t offset, const LeafHeader& header) {
+    if (offset < heap || offset % kUnitSize != 0 || offset > length - kLeafBytes) return false;
+    if (header.count > kLeafSlots) return false;
+    for (int i = 0; i < header.count; ++i) {
+      if (header.perm[i] >= kLeafSlots) return false;
+    }
+    return LeafChecksum(header, *reinterpret_cast<const Leaf*>(base + offset)) == header.checksum;
+  };
+  // The leaves whose header the newest commit changes (a leaf it frees has
+  // no words in it: Transaction::DropWritesInto), as replay would leave
+  // them: media, then the older commit's words, then the newest's. Leaves
+  // only the older commit touched are not checked: the newest commit may
+  // have freed them, and the commit in progress reused the space.
+  auto is_header_word = [&](const LogEntry& e) {
+    return (e.offset & kVerifyMask) == 0 && e.offset >= heap && (e.offset - heap) % kChunkSize >= kBitmapWords * 8;
+  };
+  std::map<uint64_t, LeafHeader> headers;
+  for (uint64_t i = 0; i < newest->count; ++i) {
+    const LogEntry& e = EntriesOf(newest)[i];
+    if (!is_header_word(e)) continue;
+    const uint64_t leaf = e.offset & ~(kUnitSize - 1);
+    if (leaf > length - kLeafBytes) return false;
+    auto [it, added] = headers.try_emplace(leaf);
+    if (added) std::memcpy(&it->second, base + leaf, sizeof(LeafHeader));
+  }
+  auto overlay = [&](const LogHeader* log) {
+    for (uint64_t i = 0; i < log->count; ++i) {
+      const LogEntry& e = EntriesOf(log)[i];
+      if (!is_header_word(e)) continue;
+      const uint64_t leaf = e.offset & ~(kUnitSize - 1);
+      auto it = headers.find(leaf);
+      if (it != headers.end()) std::memcpy(reinterpret_cast<char*>(&it->second) + (e.offset - leaf), &e.value, 8);
+    }
+  };
+  if (older != nullptr) overlay(older);
+  overlay(newest);
+  for (const auto& [leaf, header] : headers) {
+    if (!leaf_ok(leaf, header)) return false;
+  }
+  for (uint64_t i = 0; i < newest->count; ++i) {
+    const LogEntry& e = EntriesOf(newest)[i];
+    const uint64_t offset = e.offset & ~kVerifyMask;
+    if ((e.offset & kVerifyLeaf) != 0) {
+      LeafHeader header;
+      if (offset < heap || offset > length - kLeafBytes) return false;
+      std::memcpy(&header, base + offset, sizeof(header));
+      if (header.checksum != e.value || !leaf_ok(offset, header)) return false;
+    } else if ((e.offset & kVerifyRecord) != 0) {
+      RecordView view;
+      if (offset < heap || !ReadRecord(base, length, offset, &view)) return false;
+      const uint64_t stored = *reinterpret_cast<const uint64_t*>(base + offset);
+      if (stored != e.value || RecordChecksum(base + offset, view.large ? view.value.data() : nullptr) != stored) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
   char* base = pool.base();
   const uint64_t length = pool.length();
@@ -217,24 +292,35 @@ absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
   for (uint64_t slot = 0; slot < 2; ++slot) {
     const auto* header = reinterpret_cast<const LogHeader*>(base + kLogOffset + slot * kLogSlotSize);
     if (header->seq == 0 || header->seq % 2 != slot || header->count > kLogCapacity) continue;
-    if (LogChecksum(*header, reinterpret_cast<const LogEntry*>(header + 1)) != header->checksum) continue;
+    if (LogChecksum(*header, EntriesOf(header)) != header->checksum) continue;
     valid[slot] = header;
   }
   const LogHeader* newest = valid[0];
   const LogHeader* older = valid[1];
   if (newest == nullptr || (older != nullptr && older->seq > newest->seq)) std::swap(newest, older);
+  if (older != nullptr && older->seq + 1 != newest->seq) older = nullptr;
   if (newest == nullptr) {
     *next_seq = 1;
     return absl::OkStatus();
   }
+  // The newest commit counts only if its data reached the media; else it
+  // was never acknowledged and the one before it is the last commit.
+  if (!CommitDataIsDurable(pool, older, newest)) {
+    *next_seq = newest->seq;
+    newest = older;
+    older = nullptr;
+    if (newest == nullptr) return absl::OkStatus();
+  } else {
+    *next_seq = newest->seq + 1;
+  }
   // Two consecutive commits are replayed oldest first: the older one's
   // writes may not all be durable yet (FORMAT.md, "Commit protocol").
-  const LogHeader* replay[2] = {older != nullptr && older->seq + 1 == newest->seq ? older : nullptr, newest};
-  for (const LogHeader* header : replay) {
+  for (const LogHeader* header : {older, newest}) {
     if (header == nullptr) continue;
-    const auto* entries = reinterpret_cast<const LogEntry*>(header + 1);
+    const LogEntry* entries = EntriesOf(header);
     for (uint64_t i = 0; i < header->count; ++i) {
       const uint64_t offset = entries[i].offset;
+      if ((offset & kVerifyMask) != 0) continue;
       const bool in_root = offset >= kRootOffset && offset < kRootOffset + sizeof(Root);
       const bool in_tables = offset >= kChunkTableOffset && offset < length - 8;
       if (offset % 8 != 0 || !(in_root || in_tables)) {
@@ -243,12 +329,12 @@ absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
       }
     }
     for (uint64_t i = 0; i < header->count; ++i) {
+      if ((entries[i].offset & kVerifyMask) != 0) continue;
       std::memcpy(base + entries[i].offset, &entries[i].value, 8);
       persister.Flush(base + entries[i].offset, 8);
     }
   }
   persister.Drain();
-  *next_seq = newest->seq + 1;
   return absl::OkStatus();
 }
 

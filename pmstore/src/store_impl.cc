@@ -82,6 +82,7 @@ absl::StatusOr<uint64_t> StoreImpl::WriteRecord(std::string_view key, std::strin
   header.checksum = internal::RecordChecksum(p, large ? base_ + run : nullptr);
   std::memcpy(p, &header.checksum, 8);
   tx_.WroteInPlace(record, bytes);
+  tx_.Verify(internal::kVerifyRecord, record, header.checksum);
   return record;
 }
 
@@ -227,11 +228,10 @@ void StoreImpl::FlushUnsynced() {
   any_unsynced_ = false;
 }
 
-// The commit protocol (doc/FORMAT.md): in-place writes are flushed and
-// fenced; the log record is written, flushed and fenced (the commit
-// point); then the logged words are applied, their flush and fence left
-// to the next commit (or Sync, or close). A commit without in-place writes (a
-// delete) needs only the second fence.
+// The commit protocol (doc/FORMAT.md): in-place writes and the log record
+// are flushed and fenced once (the commit point); then the logged words
+// are applied, their flush and fence left to the next commit (or Sync, or
+// close).
 absl::Status StoreImpl::Commit(bool sync) {
   StageRoot();
   if (tx_.empty()) return absl::OkStatus();
@@ -245,17 +245,7 @@ absl::Status StoreImpl::Commit(bool sync) {
   const uint64_t seq = next_seq_;
   char* slot = base_ + internal::kLogOffset + (seq % 2) * internal::kLogSlotSize;
   const uint64_t log_bytes = sizeof(internal::LogHeader) + entries.size() * sizeof(internal::LogEntry);
-  if (sync) {
-    // Fence 1: what was written in place must be durable before the log
-    // record can be: a record that reaches the media before its data would
-    // replay pointers to garbage (the hardware may write the log's lines
-    // back early, in any order).
-    FlushUnsynced();
-    if (!tx_.in_place().empty()) {
-      for (const auto& [offset, size] : tx_.in_place()) persister_->Flush(base_ + offset, size);
-      persister_->Drain();
-    }
-  } else {
+  if (!sync) {
     for (const auto& [offset, size] : tx_.in_place()) MarkUnsynced(offset, size);
     MarkUnsynced(static_cast<uint64_t>(slot - base_), log_bytes);
   }
@@ -266,9 +256,14 @@ absl::Status StoreImpl::Commit(bool sync) {
   std::memcpy(slot + sizeof(header), entries.data(), entries.size() * sizeof(internal::LogEntry));
   std::memcpy(slot, &header, sizeof(header));
   if (sync) {
-    // Fence 2, the commit point. It also covers the previous commit's
-    // applied lines, flushed again from this thread: its log slot is the
-    // next one this store overwrites.
+    // One fence for data and log together, the commit point. The log
+    // record may reach the media before the data written in place; it
+    // names that data (kVerifyRecord, kVerifyLeaf, and the leaf headers it
+    // changes cover their slots), and recovery drops a newest commit whose
+    // data does not verify. The fence also covers the previous commit's
+    // applied lines: its log slot is the next one this store overwrites.
+    FlushUnsynced();
+    for (const auto& [offset, size] : tx_.in_place()) persister_->Flush(base_ + offset, size);
     persister_->Flush(slot, log_bytes);
     for (uint64_t line : unfenced_lines_) persister_->Flush(base_ + line, kUnitSize);
     persister_->Drain();
@@ -276,6 +271,7 @@ absl::Status StoreImpl::Commit(bool sync) {
 
   unfenced_lines_.clear();
   for (const internal::LogEntry& entry : entries) {
+    if (entry.offset & internal::kVerifyMask) continue;
     std::memcpy(base_ + entry.offset, &entry.value, 8);
     const uint64_t line = entry.offset & ~(kUnitSize - 1);
     if (unfenced_lines_.empty() || unfenced_lines_.back() != line) unfenced_lines_.push_back(line);

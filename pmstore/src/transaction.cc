@@ -55,7 +55,8 @@ void Transaction::Write(uint64_t offset, uint64_t value) {
 
 void Transaction::DropWritesInto(uint64_t offset, uint64_t size) {
   for (uint32_t i : order_) {
-    if (table_[i].offset >= offset && table_[i].offset < offset + size) table_[i].live = false;
+    const uint64_t target = table_[i].offset & ~kVerifyMask;
+    if (target >= offset && target < offset + size) table_[i].live = false;
   }
 }
 

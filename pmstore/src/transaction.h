@@ -37,6 +37,12 @@ class Transaction {
   // in-place one when the word lies in space this transaction allocated.
   void Write(uint64_t offset, uint64_t value);
 
+  // Asks recovery to verify the object at `offset` (kVerifyRecord or
+  // kVerifyLeaf) before trusting this commit: its stored checksum must be
+  // `checksum` (so stale bytes of an object once freed there do not pass)
+  // and match its contents. A later call for the same object replaces it.
+  void Verify(uint64_t kind, uint64_t offset, uint64_t checksum) { Write(kind | offset, checksum); }
+
   // [offset, offset+size) was written in place and must be flushed before
   // the commit is sealed.
   void WroteInPlace(uint64_t offset, uint64_t size) { in_place_.emplace_back(offset, size); }
@@ -45,7 +51,8 @@ class Transaction {
   void MarkFresh(uint64_t offset, uint64_t size) { fresh_.emplace_back(offset, size); }
   bool IsFresh(uint64_t offset) const;
 
-  // Space this transaction frees: any logged write into it is dropped.
+  // Space this transaction frees: any logged write into it, and any
+  // request to verify an object in it, is dropped.
   void DropWritesInto(uint64_t offset, uint64_t size);
 
   bool empty() const { return order_.empty() && in_place_.empty(); }

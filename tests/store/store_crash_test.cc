@@ -2,7 +2,8 @@
 // shadow image of what reached persistence: a line gets there only when
 // flushed and then drained. At every drain of a random workload the test
 // builds crash images (the shadow, plus a random subset of the lines
-// written but not yet persisted, which the hardware may have evicted),
+// written but not yet persisted, which the hardware may have evicted), and
+// again right after each write is acknowledged,
 // recovers each with the normal open, and checks doc/FORMAT.md's
 // invariants: acknowledged writes present with their exact values, the
 // write in flight all or nothing, `check` clean, new writes accepted.
@@ -69,13 +70,20 @@ class CrashHarness {
 
   static std::unique_ptr<internal::Persister> Make(const mapping::Mapping& mapping) {
     auto persister = std::make_unique<ShadowPersister>(g_harness, mapping);
+    g_harness->persister_ = persister.get();
     return persister;
+  }
+
+  // A crash right after a write was acknowledged: it must be there.
+  void CrashAfterAcknowledgement() {
+    if (persister_ != nullptr) CrashHere(*persister_);
   }
 
   // What the store must show after recovery.
   Model acked;                   // state after every acknowledged write
   std::optional<Model> in_flight;  // state if the write being made took effect
   bool armed_ = false;
+  ShadowPersister* persister_ = nullptr;
   int images_checked = 0;
   std::string failure;
 
@@ -115,6 +123,17 @@ class CrashHarness {
     if (seen != acked && !(in_flight.has_value() && seen == *in_flight)) {
       failure = "recovered contents match neither the acknowledged state nor the write in flight (" +
                 std::to_string(seen.size()) + " keys, acked " + std::to_string(acked.size()) + ")";
+      for (const auto& [k, v] : seen) {
+        auto a = acked.find(k);
+        if (a == acked.end() || a->second != v) {
+          failure += "; key " + k + " has " + std::to_string(v.size()) + " bytes, acked " +
+                     (a == acked.end() ? std::string("absent") : std::to_string(a->second.size()));
+          if (in_flight.has_value()) {
+            auto f = in_flight->find(k);
+            failure += f == in_flight->end() ? ", in flight absent" : (f->second == v ? ", = in flight" : ", != in flight");
+          }
+        }
+      }
       return;
     }
     const CheckReport report = store.CheckNow();
@@ -177,6 +196,7 @@ TEST(StoreCrashTest, EveryDrainPointRecoversToAcknowledgedState) {
     ASSERT_TRUE(status.ok()) << status;
     harness.acked = next;
     harness.in_flight.reset();
+    harness.CrashAfterAcknowledgement();
   }
   harness.armed_ = false;
   std::printf("crash images recovered and checked: %d (seed %llu)\n", harness.images_checked,
