@@ -7,34 +7,33 @@
 
 #include <cstdint>
 #include <map>
-
-#include "absl/synchronization/mutex.h"
+#include <mutex>
 
 namespace pmstore {
 
 class PinRegistry {
  public:
   uint64_t Pin(uint64_t seen_seq) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     const uint64_t id = ++next_id_;
     pins_.emplace(id, seen_seq);
     return id;
   }
   void Unpin(uint64_t id) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     pins_.erase(id);
   }
   // Space freed by commit K may be reused once every pin has seen K, i.e.
   // through this sequence number (`fallback` when nobody holds a pin).
   uint64_t ReusableThrough(uint64_t fallback) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     uint64_t oldest = fallback;
     for (const auto& [id, seq] : pins_) oldest = seq < oldest ? seq : oldest;
     return oldest;
   }
 
  private:
-  absl::Mutex mu_;
+  std::mutex mu_;  // a pthread mutex, which ThreadSanitizer understands
   uint64_t next_id_ = 0;
   std::map<uint64_t, uint64_t> pins_;  // id -> last commit it could see
 };

@@ -11,10 +11,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 
 namespace pmstore::internal {
 
@@ -36,7 +36,7 @@ class ABSL_LOCKABLE ReaderGate {
   }
 
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
-    writers_.Lock();
+    writers_.lock();
     // Readers that backed off for the previous writer go first (briefly:
     // a steady stream of readers must not starve writers either).
     for (int i = 0; i < 64 && waiting_readers_.load(std::memory_order_relaxed) > 0; ++i) std::this_thread::yield();
@@ -47,7 +47,7 @@ class ABSL_LOCKABLE ReaderGate {
   }
   void Unlock() ABSL_UNLOCK_FUNCTION() {
     writer_.store(false, std::memory_order_release);
-    writers_.Unlock();
+    writers_.unlock();
   }
 
  private:
@@ -66,7 +66,7 @@ class ABSL_LOCKABLE ReaderGate {
   Slot slots_[kSlots];
   std::atomic<bool> writer_{false};
   std::atomic<int> waiting_readers_{0};
-  absl::Mutex writers_;  // writers take turns here before raising the flag
+  std::mutex writers_;  // writers take turns here before raising the flag
 };
 
 class ABSL_SCOPED_LOCKABLE SharedGuard {
