@@ -115,11 +115,16 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
   EXPECT_EQ(report.keys, model.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Tmpfs, StoreModelTest, ::testing::Values(ModelParam{"/dev/shm", true, 10000}));
+std::string ParamName(const ::testing::TestParamInfo<ModelParam>& info) {
+  return std::string(info.param.sync ? "Durable" : "Unsynced") + std::to_string(info.param.ops) + "Ops";
+}
+
+INSTANTIATE_TEST_SUITE_P(Tmpfs, StoreModelTest, ::testing::Values(ModelParam{"/dev/shm", true, 10000}), ParamName);
 // ext4: durable commits cost a disk flush each, so most run with sync=false
 // (reopen after Sync), and a short run keeps sync=true.
 INSTANTIATE_TEST_SUITE_P(Ext4, StoreModelTest,
-                         ::testing::Values(ModelParam{"/var/tmp", false, 6000}, ModelParam{"/var/tmp", true, 300}));
+                         ::testing::Values(ModelParam{"/var/tmp", false, 6000}, ModelParam{"/var/tmp", true, 300}),
+                         ParamName);
 
 }  // namespace
 }  // namespace pmstore
