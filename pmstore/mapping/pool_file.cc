@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <filesystem>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -101,6 +103,24 @@ PoolFile& PoolFile::operator=(PoolFile&& other) noexcept {
 
 PoolFile::~PoolFile() {
   if (fd_ >= 0) close(fd_);
+}
+
+absl::Status PoolFile::PublishAs(const std::string& new_path) {
+  if (fsync(fd_) != 0) return ErrnoStatus(errno, "fsync", path_);
+  if (renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, new_path.c_str(), RENAME_NOREPLACE) != 0) {
+    const int err = errno;
+    if (err == EEXIST) return absl::AlreadyExistsError(absl::StrCat(new_path, " already exists"));
+    return ErrnoStatus(err, absl::StrCat("rename ", path_, " to"), new_path);
+  }
+  path_ = new_path;
+  const std::string dir = std::filesystem::path(new_path).parent_path().string();
+  const int dir_fd = open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return ErrnoStatus(errno, "open directory", dir);
+  const int rc = fsync(dir_fd);
+  const int err = errno;
+  close(dir_fd);
+  if (rc != 0) return ErrnoStatus(err, "fsync directory", dir);
+  return absl::OkStatus();
 }
 
 absl::Status PoolFile::Grow(uint64_t new_size) {

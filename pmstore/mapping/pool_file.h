@@ -42,6 +42,13 @@ class PoolFile {
   // keeps its old size and contents.
   absl::Status Grow(uint64_t new_size);
 
+  // Gives the file the name `new_path` atomically, failing with
+  // AlreadyExists instead of replacing a file of that name, and makes the
+  // new name durable (fsync of the directory). Create a file under a
+  // temporary name, fill it, then publish it this way: a crash in between
+  // never leaves a half-made file under the real name.
+  absl::Status PublishAs(const std::string& new_path);
+
   int fd() const { return fd_; }
   uint64_t size() const { return size_; }
   const std::string& path() const { return path_; }

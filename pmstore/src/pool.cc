@@ -9,6 +9,7 @@
 #include <map>
 #include <cstring>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
@@ -132,6 +133,11 @@ void Format(Pool& pool, Persister& persister) {
   persister.Drain();
 }
 
+// Where a new pool is made before it is published under its name; the
+// pid keeps two creators apart, and a leftover (a crash mid-create) is
+// visibly not a pool.
+std::string CreatingPath(const std::string& path) { return absl::StrCat(path, ".creating.", getpid()); }
+
 }  // namespace
 
 uint64_t Pool::file_chunks() const {
@@ -157,6 +163,12 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Op
 
   auto pool = std::make_unique<Pool>();
   pool->path = path;
+  // Set while a new pool exists only under its temporary name: any return
+  // before it is published removes it.
+  std::string unpublished;
+  auto remove_unpublished = absl::MakeCleanup([&] {
+    if (!unpublished.empty()) unlink(unpublished.c_str());
+  });
   Superblock& sb = pool->superblock;
   if (!exists) {
     const uint64_t max_size = options.max_size == 0 ? options.initial_size : options.max_size;
@@ -179,8 +191,11 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Op
     sb.heap_offset = HeapOffset(sb.max_chunks);
     sb.checksum = SuperblockChecksum(sb);
     const uint64_t size = std::max(RoundUp(options.initial_size, kChunkSize), sb.heap_offset + kChunkSize);
-    auto file = mapping::PoolFile::Open(path, mapping::OpenMode::kCreateExclusive, size);
+    // Made under a temporary name and published by Format's caller once
+    // formatted, so a crash during create leaves no half-made pool at `path`.
+    auto file = mapping::PoolFile::Open(CreatingPath(path), mapping::OpenMode::kCreateExclusive, size);
     if (!file.ok()) return WithPath(file.status(), path);
+    unpublished = file->path();
     pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
     pool->created = true;
     absl::Status locked = LockPool(pool->file->fd(), path);
@@ -208,7 +223,11 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Op
                                                       " is required"));
   }
   *persister = make_persister(*pool->mapping);
-  if (pool->created) Format(*pool, **persister);
+  if (pool->created) {
+    Format(*pool, **persister);
+    PMSTORE_RETURN_IF_ERROR(WithPath(pool->file->PublishAs(path), path));
+    unpublished.clear();
+  }
   return pool;
 }
 

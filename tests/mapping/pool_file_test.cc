@@ -64,6 +64,19 @@ TEST(PoolFileTest, GrowAllocatesTheNewSpace) {
   EXPECT_GE(AllocatedBytes(dir.File("pool")), 5 * kHugePageSize);
 }
 
+TEST(PoolFileTest, PublishAsRenamesAtomicallyAndNeverReplaces) {
+  TempDir dir;
+  auto file = PoolFile::Open(dir.File("pool.tmp"), OpenMode::kCreateExclusive, kHugePageSize);
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE(PoolFile::Open(dir.File("taken"), OpenMode::kCreateExclusive, kHugePageSize).ok());
+  EXPECT_EQ(file->PublishAs(dir.File("taken")).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(access(dir.File("pool.tmp").c_str(), F_OK), 0) << "a refused publish leaves the file where it was";
+  ASSERT_TRUE(file->PublishAs(dir.File("pool")).ok());
+  EXPECT_EQ(file->path(), dir.File("pool"));
+  EXPECT_NE(access(dir.File("pool.tmp").c_str(), F_OK), 0);
+  EXPECT_TRUE(file->Grow(2 * kHugePageSize).ok()) << "the open file keeps working under its new name";
+}
+
 TEST(PoolFileTest, FullFileSystemIsAnErrorAtCreateAndGrowNotASigbusLater) {
   TmpfsMount mount("size=8m");
   SKIP_UNLESS_MOUNTED(mount);
