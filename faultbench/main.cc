@@ -205,32 +205,18 @@ int Compare(const std::vector<std::string>& args) {
   return faultbench::CompareCommand(config);
 }
 
+int Dispatch(const std::string& name, const std::vector<std::string>& args) {
+  if (name == "doctor") return RunDoctor(args);
+  if (name == "run") return Run(args);
+  return Compare(args);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string program = "faultbench";
-  auto parsed = pmstore::base::ParseCommandLine(argc, argv, Subcommands());
-  if (!parsed.ok()) {
-    std::fprintf(stderr, "faultbench: %s\n", std::string(parsed.status().message()).c_str());
-    return 2;
-  }
-  if (parsed->help) {
-    const std::string text =
-        parsed->subcommand
-            ? pmstore::base::SubcommandHelp(program, *parsed->subcommand)
-            : pmstore::base::ProgramHelp(
-                  program,
-                  "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
-                  "files with 4 KiB (PTE) or 2 MiB (PMD) mappings, NUMA-pinned, and verifies which\n"
-                  "mapping the kernel really gave.",
-                  Subcommands());
-    std::fputs(text.c_str(), stdout);
-    return 0;
-  }
-  const std::string& name = parsed->subcommand->name;
-  if (name == "doctor") return RunDoctor(parsed->args);
-  if (name == "run") return Run(parsed->args);
-  if (name == "compare") return Compare(parsed->args);
-  std::fprintf(stderr, "faultbench: subcommand '%s' is not implemented\n", name.c_str());
-  return 2;
+  return pmstore::base::RunMain(argc, argv, "faultbench",
+                                "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
+                                "files with 4 KiB (PTE) or 2 MiB (PMD) mappings, NUMA-pinned, and verifies which\n"
+                                "mapping the kernel really gave.",
+                                Subcommands(), Dispatch);
 }

@@ -1,6 +1,7 @@
 #include "pmstore/base/cli.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
@@ -115,6 +116,22 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(int argc, char** argv,
     }
   }
   return parsed;
+}
+
+int RunMain(int argc, char** argv, const std::string& program, const std::string& about,
+            const std::vector<Subcommand>& subcommands, const Dispatcher& dispatch) {
+  auto parsed = ParseCommandLine(argc, argv, subcommands);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), std::string(parsed.status().message()).c_str());
+    return 2;
+  }
+  if (parsed->help || parsed->subcommand == nullptr) {
+    const std::string text = parsed->subcommand ? SubcommandHelp(program, *parsed->subcommand)
+                                                : ProgramHelp(program, about, subcommands);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  return dispatch(parsed->subcommand->name, parsed->args);
 }
 
 std::string ProgramHelp(const std::string& program, const std::string& about,

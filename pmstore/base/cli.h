@@ -12,6 +12,7 @@
 // `--map_sync`), so fio's underscore names work too. `--` ends the flags.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,13 @@ struct ParsedCommandLine {
 // help run')".
 absl::StatusOr<ParsedCommandLine> ParseCommandLine(int argc, char** argv,
                                                    const std::vector<Subcommand>& subcommands);
+
+// The whole of a binary's main(): parses argv, prints usage errors as one
+// line on stderr (exit 2), prints help (exit 0), else returns
+// dispatch(subcommand name, positional args).
+using Dispatcher = std::function<int(const std::string& subcommand, const std::vector<std::string>& args)>;
+int RunMain(int argc, char** argv, const std::string& program, const std::string& about,
+            const std::vector<Subcommand>& subcommands, const Dispatcher& dispatch);
 
 // `tool --help`: the summary, then each subcommand's synopsis and summary.
 std::string ProgramHelp(const std::string& program, const std::string& about,

@@ -151,19 +151,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string program = "pmstore";
-  auto parsed = pmstore::base::ParseCommandLine(argc, argv, Subcommands());
-  if (!parsed.ok()) {
-    std::fprintf(stderr, "pmstore: %s\n", std::string(parsed.status().message()).c_str());
-    return 2;
-  }
-  if (parsed->help || parsed->subcommand == nullptr) {
-    const std::string text = parsed->subcommand
-        ? pmstore::base::SubcommandHelp(program, *parsed->subcommand)
-        : pmstore::base::ProgramHelp(program, "pmstore: a crash-consistent key/object store on persistent memory.",
-                                     Subcommands());
-    std::fputs(text.c_str(), stdout);
-    return 0;
-  }
-  return Dispatch(parsed->subcommand->name, parsed->args);
+  return pmstore::base::RunMain(argc, argv, "pmstore",
+                                "pmstore: a crash-consistent key/object store on persistent memory.", Subcommands(),
+                                Dispatch);
 }
