@@ -67,6 +67,11 @@ json MappingJson(const WorkerResult& w) {
     out["pte_bytes"] = m.census.pte_bytes;
     out["pmd_share"] = m.PmdShare();
     out["verify_method"] = std::string(pmstore::mapping::VerifyMethodName(m.census.method));
+    if (m.dax_trace) {
+      out["dax_trace"] = {{"nopage", m.dax_trace->pmd_nopage},     {"needdsync", m.dax_trace->pmd_needdsync},
+                          {"fallback", m.dax_trace->pmd_fallback}, {"other", m.dax_trace->pmd_other},
+                          {"pte", m.dax_trace->pte_faults},        {"lost", m.dax_trace->lost_events}};
+    }
   } else {
     out["pmd_bytes"] = nullptr;
     out["pte_bytes"] = nullptr;

@@ -11,6 +11,7 @@
 #include "faultbench/measure/latency_histogram.h"
 #include "faultbench/numa/numa_policy.h"
 #include "faultbench/workload/job_options.h"
+#include "pmstore/mapping/dax_trace.h"
 #include "pmstore/mapping/verify.h"
 
 namespace faultbench {
@@ -44,6 +45,8 @@ struct MappingOutcome {
   bool verified = false;    // census below is valid
   std::string verify_error; // why not, when !verified
   pmstore::mapping::MappingCensus census;
+  // The fs_dax fault tallies behind a `dax_trace` census (runner.cc).
+  std::optional<pmstore::mapping::DaxTraceTally> dax_trace;
   double PmdShare() const;  // pmd / (pmd + pte), 0 when nothing is present
   // True when the verified mapping contradicts the request (pmd asked and
   // < 95% PMD, or pte asked and any PMD).

@@ -4,6 +4,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -13,15 +14,19 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "faultbench/doctor/doctor.h"
+#include "faultbench/doctor/system_facts.h"
 #include "faultbench/measure/tick_clock.h"
 #include "faultbench/run/worker.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
+#include "pmstore/mapping/dax_trace.h"
+#include "pmstore/mapping/verify.h"
 
 namespace faultbench {
 namespace {
@@ -111,6 +116,39 @@ class ProgressLine {
   std::thread thread_;
 };
 
+// Kernels without PAGEMAP_SCAN (before 6.7) cannot read DAX page-table
+// entries back (smaps is blind to DAX), but the fs_dax tracepoints see every
+// DAX fault. The tally is per process, so it can stand for one worker only:
+// traced when the run has exactly one worker and its directory is mounted
+// with dax (root only; tracepoints available). Started before any worker
+// maps its file, stopped after all have finished.
+std::optional<pmstore::mapping::DaxTraceSession> MaybeStartDaxTrace(const std::vector<JobOptions>& jobs) {
+  if (jobs.size() != 1 || jobs[0].numjobs != 1 || geteuid() != 0) return std::nullopt;
+  if (pmstore::mapping::PagemapScanAvailable()) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(jobs[0]), ec);
+  if (ec) return std::nullopt;
+  auto mount = doctor::ReadMountFacts(dir.string());
+  if (!mount.ok() || mount->dax_option.empty() || mount->dax_option == "never") return std::nullopt;
+  if (!pmstore::mapping::FindDaxTracepoints().ok()) return std::nullopt;
+  auto session = pmstore::mapping::DaxTraceSession::Start();
+  if (!session.ok()) return std::nullopt;
+  return std::move(*session);
+}
+
+// Replaces the worker's census with the tracepoints' account: 2 MiB per
+// PMD fault that installed an entry (NOPAGE, NEEDDSYNC), 4 KiB per PTE
+// fault, clamped to the worker's range. DAX files only (statx).
+void ApplyDaxTrace(const pmstore::mapping::DaxTraceTally& tally, WorkerResult& w) {
+  if (!w.error.empty() || !w.mapping.dax) return;
+  const uint64_t pmd = std::min(w.range_bytes, tally.pmd_installed() * kHugePageSize);
+  const uint64_t pte = std::min(w.range_bytes - pmd, tally.pte_faults * pmstore::base::kPageSize);
+  w.mapping.verified = true;
+  w.mapping.verify_error.clear();
+  w.mapping.census = {.pmd_bytes = pmd, .pte_bytes = pte, .method = pmstore::mapping::VerifyMethod::kDaxTrace};
+  w.mapping.dax_trace = tally;
+}
+
 }  // namespace
 
 absl::Status PreflightJobs(const std::vector<JobOptions>& jobs) {
@@ -168,6 +206,7 @@ absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const
   }
 
   run.workers.resize(contexts.size());
+  std::optional<pmstore::mapping::DaxTraceSession> dax_trace = MaybeStartDaxTrace(jobs);
   const uint64_t start_ns = MonotonicNs();
   {
     ProgressLine progress(settings.progress, counters);
@@ -178,6 +217,12 @@ absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const
     for (auto& t : threads) t.join();
   }
   run.wall_s = static_cast<double>(MonotonicNs() - start_ns) / 1e9;
+  if (dax_trace) {
+    auto tally = dax_trace->Stop();
+    if (tally.ok()) {
+      for (WorkerResult& w : run.workers) ApplyDaxTrace(*tally, w);
+    }
+  }
 
   double busy_s = 0;
   for (WorkerResult& w : run.workers) {
