@@ -61,13 +61,14 @@ int LeafIndex::Search(const LeafHeader& header, const LeafSlot* slots, std::stri
   int hi = header.count;
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
-    if (CompareToSlot(base_, key, prefix, prefix2, slots[header.perm[mid]]) > 0) {
+    if (CompareToSlot(base_, pool_->length(), key, prefix, prefix2, slots[header.perm[mid]]) > 0) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  *found = lo < header.count && CompareToSlot(base_, key, prefix, prefix2, slots[header.perm[lo]]) == 0;
+  *found = lo < header.count &&
+           CompareToSlot(base_, pool_->length(), key, prefix, prefix2, slots[header.perm[lo]]) == 0;
   return lo;
 }
 
@@ -81,7 +82,7 @@ int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view
         leaf.slots[slot].prefix2 != prefix2) {
       continue;
     }
-    if (RecordKey(base_, leaf.slots[slot].record) == key) return i;
+    if (RecordKey(base_, pool_->length(), leaf.slots[slot].record) == key) return i;
   }
   return -1;
 }
@@ -193,7 +194,7 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, Map::const
 
   const std::string separator = leaf->first;
   separators_[separator] = *left;
-  if (two) separators_.emplace(std::string(RecordKey(base_, entries[left_count].record)), right);
+  if (two) separators_.emplace(std::string(RecordKey(base_, pool_->length(), entries[left_count].record)), right);
   return absl::OkStatus();
 }
 

@@ -19,13 +19,14 @@
 #include "absl/status/status.h"
 #include "pmstore/src/allocator.h"
 #include "pmstore/src/format.h"
+#include "pmstore/src/pool.h"
 #include "pmstore/src/transaction.h"
 
 namespace pmstore::internal {
 
 class LeafIndex {
  public:
-  LeafIndex(char* base, uint64_t heap_offset) : base_(base), heap_offset_(heap_offset) {}
+  LeafIndex(char* base, uint64_t heap_offset, const Pool* pool) : base_(base), heap_offset_(heap_offset), pool_(pool) {}
 
   // Walks the chain from `head`, verifying each leaf's checksum and bounds
   // within `length` bytes of pool. DataLoss naming the leaf otherwise.
@@ -63,6 +64,7 @@ class LeafIndex {
 
   char* base_;
   uint64_t heap_offset_;
+  const Pool* pool_;  // its length bounds reads through slots (RecordKey)
   Map separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
 };
 

@@ -256,8 +256,11 @@ bool CommitDataIsDurable(const Pool& pool, const LogHeader* older, const LogHead
   // them: media, then the older commit's words, then the newest's. Leaves
   // only the older commit touched are not checked: the newest commit may
   // have freed them, and the commit in progress reused the space.
+  // Misaligned words are not header words (replay refuses them below); an
+  // entry at leaf + 60 would otherwise overlay 4 bytes past the copy.
   auto is_header_word = [&](const LogEntry& e) {
-    return (e.offset & kVerifyMask) == 0 && e.offset >= heap && (e.offset - heap) % kChunkSize >= kBitmapWords * 8;
+    return (e.offset & kVerifyMask) == 0 && e.offset % 8 == 0 && e.offset >= heap &&
+           (e.offset - heap) % kChunkSize >= kBitmapWords * 8;
   };
   std::map<uint64_t, LeafHeader> headers;
   for (uint64_t i = 0; i < newest->count; ++i) {

@@ -48,21 +48,28 @@ inline bool ReadRecord(const char* base, uint64_t length, uint64_t offset, Recor
   return true;
 }
 
-// Key of a record that recovery already vouched for (no bounds checks).
-inline std::string_view RecordKey(const char* base, uint64_t offset) {
+// Key of the record a leaf slot names. The leaf's checksum vouches for
+// the slot, but a pool written by a hostile or buggy writer can carry a
+// valid checksum over a slot that points anywhere: the key is clamped to
+// the `length` bytes of the pool (empty when the header itself is out of
+// bounds), so a lookup through such a slot misses instead of reading past
+// the mapping. Open reads no record per slot to rule this out.
+inline std::string_view RecordKey(const char* base, uint64_t length, uint64_t offset) {
+  if (offset > length || length - offset < sizeof(RecordHeader) + 8) return {};
   RecordHeader h;
   std::memcpy(&h, base + offset, sizeof(h));
-  const char* p = base + offset + sizeof(RecordHeader) + ((h.flags & kRecordLargeValue) ? 8 : 0);
-  return std::string_view(p, h.key_len);
+  const uint64_t start = offset + sizeof(RecordHeader) + ((h.flags & kRecordLargeValue) ? 8 : 0);
+  const uint64_t key_len = h.key_len < length - start ? h.key_len : length - start;
+  return std::string_view(base + start, key_len);
 }
 
 // Bytewise order of `key` (with prefixes `prefix`, `prefix2`) against a
 // slot's key.
-inline int CompareToSlot(const char* base, std::string_view key, uint64_t prefix, uint64_t prefix2,
-                         const LeafSlot& slot) {
+inline int CompareToSlot(const char* base, uint64_t length, std::string_view key, uint64_t prefix,
+                         uint64_t prefix2, const LeafSlot& slot) {
   if (prefix != slot.prefix) return prefix < slot.prefix ? -1 : 1;
   if (prefix2 != slot.prefix2) return prefix2 < slot.prefix2 ? -1 : 1;
-  const std::string_view other = RecordKey(base, slot.record);
+  const std::string_view other = RecordKey(base, length, slot.record);
   const int c = key.compare(other);
   return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }

@@ -34,7 +34,7 @@ StoreImpl::StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<inter
       base_(pool_->base()),
       alloc_(pool_->base(), pool_->superblock,
              [this](uint64_t chunks) ABSL_NO_THREAD_SAFETY_ANALYSIS { return Grow(chunks); }),
-      index_(pool_->base(), pool_->superblock.heap_offset),
+      index_(pool_->base(), pool_->superblock.heap_offset, pool_.get()),
       tx_(pool_->base()) {}
 
 absl::Status StoreImpl::Recover() {
