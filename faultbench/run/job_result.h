@@ -76,6 +76,7 @@ struct WorkerResult {
   std::vector<std::string> doctor_reasons;  // when the mapping differs from the request
   std::string error;  // non-empty: the worker failed, other fields may be partial
   bool failed_in_setup = false;  // before any I/O: placement, file, mapping
+  bool bus_error = false;  // a SIGBUS ended the I/O: the file shrank under the mapping
 };
 
 }  // namespace faultbench

@@ -1,5 +1,6 @@
 #include "faultbench/run/run_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -60,7 +61,8 @@ int RunCommand(const RunCommandConfig& config) {
     if (!w.error.empty()) {
       std::fprintf(stderr, "faultbench: job '%s' worker %d: %s\n", w.job.name.c_str(), w.worker_index,
                    w.error.c_str());
-      status = 1;
+      // A SIGBUS is the run's environment failing under it, not a result.
+      status = w.bus_error ? 2 : std::max(status, 1);
     }
   }
   if (status == 0 && config.strict) {
