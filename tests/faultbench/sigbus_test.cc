@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -33,6 +34,11 @@ TEST(FaultbenchSigbusTest, FileTruncatedDuringARunIsAOneLineErrorAndExit2) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    // The jump out of the I/O loop abandons what the loop's frames held
+    // (histogram storage): leaks by design in a run that is ending, so a
+    // sanitizer build must not count them.
+    const char* asan = getenv("ASAN_OPTIONS");
+    setenv("ASAN_OPTIONS", (std::string(asan != nullptr ? asan : "") + ":detect_leaks=0").c_str(), 1);
     freopen(err.c_str(), "w", stderr);
     freopen("/dev/null", "w", stdout);
     execl(FAULTBENCH_BINARY, FAULTBENCH_BINARY, "run", ("--filename=" + file).c_str(), "--size=64M",
