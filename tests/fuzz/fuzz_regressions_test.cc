@@ -1,6 +1,7 @@
 // Replays every input under tests/fuzz/regressions/ (inputs the fuzzer
 // once found) and the seed corpus through the fuzz target's checks, in
 // the normal build: no fuzzer or clang needed to keep them fixed.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
