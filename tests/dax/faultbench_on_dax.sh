@@ -1,0 +1,92 @@
+#!/bin/bash
+# faultbench on a real fsdax mount, inside scripts/dax-vm:
+#   faultbench_on_dax.sh FAULTBENCH [--numa-only | --carryover]
+#  - --mapping=pmd on a fresh file verifies as PMD by the fs_dax tracepoints
+#    (dax_trace), about one fault per 2 MiB, no FALLBACK;
+#  - --mapping=pte verifies 0 PMD bytes;
+#  - with --carryover: compare --reuse-file, after a PTE pass the PMD run of
+#    the same file falls back (DAX carryover) and the causes name it. Not in
+#    the ctest: it adds 8192 4 KiB DAX faults, and runs of those have hung
+#    the 6.1 guest under TCG on a busy host (doc/DAX-VM.md);
+#  - with DAX_VM_NUMA=1, --cpunodebind=block:pmem0 runs on node 1's CPUs.
+# Prints `dax-measure:` lines with the counts (doc/DAX-VM.md).
+set -u
+fb=$1
+: "${DAX_DIR:?run through scripts/dax-vm}"
+dir=$DAX_DIR/faultbench
+mkdir -p "$dir"
+out=$(mktemp -d)
+failed=0
+check() {  # DESCRIPTION FILE JQ-EXPRESSION
+  if jq -e "$3" "$2" >/dev/null; then echo "ok: $1"; else echo "FAIL: $1 ($3)"; failed=1; fi
+}
+measure() {  # LABEL FILE
+  jq -r --arg l "$1" --arg fs "${DAX_VM_FS:-}" '.jobs[0] as $j | $j.faultbench.mapping as $m |
+    "dax-measure: fs=\($fs) faultbench \($l) range=\($j.faultbench.range_bytes/1048576)MiB faults=\($j.minf + $j.majf) (major \($j.majf)) verify=\($m.verify_method) pmd_bytes=\($m.pmd_bytes) pte_bytes=\($m.pte_bytes) dax_trace=\($m.dax_trace|tojson) cpus=\($j.faultbench.numa.cpus|tojson)"' "$2"
+}
+fbrun() {  # OUT-FILE ARGS...
+  local f=$1; shift
+  if ! "$fb" run --directory="$dir" --output-format=json --output="$f" "$@"; then
+    echo "FAIL: faultbench run $*"; failed=1; echo '{}' >"$f"; return 1
+  fi
+}
+m='.jobs[0].faultbench.mapping'
+numa_only=0
+carryover=0
+[ "${2:-}" = --numa-only ] && numa_only=1
+[ "${2:-}" = --carryover ] && carryover=1
+
+if [ "$numa_only" = 0 ]; then
+
+# PMD: 64 MiB = 32 PMDs, written once.
+fbrun "$out/pmd.json" --name=pmd --size=64M --rw=write --mapping=pmd --fresh-file
+measure "mapping=pmd rw=write" "$out/pmd.json"
+check "pmd: verified by dax_trace" "$out/pmd.json" "$m.verify_method == \"dax_trace\""
+check "pmd: all 64 MiB PMD" "$out/pmd.json" "$m.pmd_bytes == 67108864 and $m.differs_from_request == false"
+check "pmd: no FALLBACK, nothing lost" "$out/pmd.json" "$m.dax_trace.fallback == 0 and $m.dax_trace.lost == 0"
+check "pmd: 32-36 PMD faults installed" "$out/pmd.json" "($m.dax_trace.nopage + $m.dax_trace.needdsync) as \$n | \$n >= 32 and \$n <= 36"
+check "pmd: about one fault per 2 MiB" "$out/pmd.json" '.jobs[0] | (.minf + .majf) as $f | $f >= 32 and $f <= 48'
+
+# PMD with MAP_SYNC: NEEDDSYNC instead of NOPAGE.
+fbrun "$out/pmd_sync.json" --name=pmdsync --size=32M --rw=randwrite --mapping=pmd --map-sync --fresh-file
+measure "mapping=pmd rw=randwrite map_sync" "$out/pmd_sync.json"
+check "pmd map_sync: 16 NEEDDSYNC, no FALLBACK" "$out/pmd_sync.json" "$m.dax_trace.needdsync >= 16 and $m.dax_trace.fallback == 0 and $m.pmd_bytes == 33554432"
+
+# PTE: 16 MiB = 4096 pages.
+fbrun "$out/pte.json" --name=pte --size=16M --rw=write --mapping=pte --fresh-file
+measure "mapping=pte rw=write" "$out/pte.json"
+check "pte: verified by dax_trace" "$out/pte.json" "$m.verify_method == \"dax_trace\""
+check "pte: 0 PMD bytes" "$out/pte.json" "$m.pmd_bytes == 0 and $m.dax_trace.nopage == 0 and $m.dax_trace.needdsync == 0"
+check "pte: >= 95% of the pages by PTE faults" "$out/pte.json" "$m.dax_trace.pte >= 3891"
+
+# Carryover: a PTE pass, then a PMD run of the same file.
+if [ "$carryover" = 0 ]; then
+  :
+elif "$fb" compare --directory="$dir" --name=carry --size=16M --rw=write --modes=pte,pmd --reuse-file --repeat=1 \
+     --save-json="$out/carry.json" >"$out/carry.txt"; then
+  cat "$out/carry.txt"
+  jq -r --arg fs "${DAX_VM_FS:-}" '.runs[] | .result.jobs[0] as $j | $j.faultbench.mapping as $m |
+    "dax-measure: fs=\($fs) compare --reuse-file \(.mode) faults=\($j.minf + $j.majf) verify=\($m.verify_method) pmd_bytes=\($m.pmd_bytes) pte_bytes=\($m.pte_bytes) dax_trace=\($m.dax_trace|tojson)"' "$out/carry.json"
+  check "carryover: the pmd run of the reused file is < 95% PMD" "$out/carry.json" \
+    '[.runs[] | select(.mode == "pmd") | .result.jobs[0].faultbench.mapping] | length == 1 and .[0].verify_method == "dax_trace" and .[0].pmd_share < 0.95'
+  check "carryover: FALLBACK in the pmd run" "$out/carry.json" \
+    '[.runs[] | select(.mode == "pmd") | .result.jobs[0].faultbench.mapping.dax_trace.fallback] | .[0] > 0'
+  if grep -q "cause: .*carryover" "$out/carry.txt"; then echo "ok: carryover named in the causes"
+  else echo "FAIL: no cause names carryover"; failed=1; fi
+else
+  echo "FAIL: faultbench compare --reuse-file"; cat "$out/carry.txt"; failed=1
+fi
+fi  # numa_only
+
+if [ "${DAX_VM_NUMA:-0}" = 1 ]; then
+  [ -r /sys/devices/system/node/node1/cpulist ] || { echo "FAIL: no NUMA node 1"; failed=1; }
+  # node 1's CPUs as a JSON array, from its cpulist ("1" or "2-3,6")
+  node1=$(awk -F, '{for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= (n > 1 ? r[2] : r[1]); c++) printf "%s%d", (s++ ? "," : ""), c }}' \
+    /sys/devices/system/node/node1/cpulist)
+  fbrun "$out/numa.json" --name=numa --size=8M --rw=write --mapping=pmd --fresh-file --cpunodebind=block:pmem0
+  measure "cpunodebind=block:pmem0" "$out/numa.json"
+  check "numa: workers on node 1's CPUs [$node1]" "$out/numa.json" ".jobs[0].faultbench.numa.cpus == [$node1]"
+fi
+
+rm -rf "$out" "$dir"
+exit "$failed"
