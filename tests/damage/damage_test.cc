@@ -59,7 +59,13 @@ class DamageTest : public ::testing::Test {
   // offset + 8 * words): low bits (alignment, small counts), middle, and
   // the top bits (the log's verification flags).
   void FlipWords(uint64_t offset, uint64_t words, const std::string& what) {
+#ifdef PMSTORE_SANITIZE_BUILD
+    // Fewer bits per word where each open costs ten times more: every word
+    // is still hit, low, middle and top.
+    static constexpr int kBits[] = {0, 17, 47, 63};
+#else
     static constexpr int kBits[] = {0, 1, 3, 8, 17, 31, 32, 47, 62, 63};
+#endif
     for (uint64_t w = 0; w < words; ++w) {
       for (int bit : kBits) {
         const uint64_t byte = offset + 8 * w + bit / 8;
