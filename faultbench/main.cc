@@ -84,7 +84,9 @@ const std::vector<Subcommand>& Subcommands() {
        "  faultbench run --filename=/dev/shm/f --size=256M --rw=randread --prefault --output-format=json\n"
        "  faultbench run --cpunodebind=block:pmem0 --preferred=block:pmem0 test.fio\n\n"
        "Exit status: 0 done, 1 a worker failed, 2 bad usage (flag, job file, missing directory,\n"
-       "size beyond free space, unknown NUMA node), 3 --strict and the mapping differs.",
+       "size beyond free space, unknown NUMA node) or a SIGBUS (the file no longer backs the\n"
+       "mapping, e.g. truncated underneath the run: the message names file and offset),\n"
+       "3 --strict and the mapping differs.",
        {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
         "time_based", "loops", "ramp_time", "randseed", "mapping", "engine", "map-sync", "prefault", "fresh-file",
         "strict", "cpunodebind", "membind", "preferred", "interleave", "output-format", "output"}},
