@@ -9,6 +9,7 @@
 #include <fstream>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -109,7 +110,9 @@ absl::StatusOr<std::string> FindDaxTracepoints() {
 absl::StatusOr<DaxTraceSession> DaxTraceSession::Start() {
   PMSTORE_ASSIGN_OR_RETURN(std::string root, FindDaxTracepoints());
   DaxTraceSession session(root);
+  // Saved first: whatever happens after, the destructor puts them back.
   session.saved_buffer_kb_ = ReadFirstLine(root + "/buffer_size_kb");
+  session.saved_record_tgid_ = ReadFirstLine(root + "/options/record-tgid");
   PMSTORE_RETURN_IF_ERROR(WriteFile(root + "/buffer_size_kb", kBufferKb));
   PMSTORE_RETURN_IF_ERROR(WriteFile(root + "/options/record-tgid", "1"));
   PMSTORE_RETURN_IF_ERROR(WriteFile(root + "/trace", ""));  // clears the buffer
@@ -122,34 +125,40 @@ absl::StatusOr<DaxTraceSession> DaxTraceSession::Start() {
 }
 
 DaxTraceSession::DaxTraceSession(DaxTraceSession&& other) noexcept
-    : root_(std::move(other.root_)),
+    : root_(std::exchange(other.root_, std::string())),
       saved_buffer_kb_(std::move(other.saved_buffer_kb_)),
+      saved_record_tgid_(std::move(other.saved_record_tgid_)),
       active_(std::exchange(other.active_, false)) {}
 
-void DaxTraceSession::Disable() {
-  if (!active_) return;
-  active_ = false;
+void DaxTraceSession::DisableEvents() {
   for (const char* event : {kPmdEvent, kPteEvent}) {
     (void)WriteFile(absl::StrCat(root_, "/events/fs_dax/", event, "/enable"), "0");
   }
 }
 
-DaxTraceSession::~DaxTraceSession() {
-  if (!active_) return;
-  Disable();
-  RestoreBuffer();
+// Puts back every global switch Start touched. Idempotent; a moved-from
+// session (empty root) owns nothing.
+void DaxTraceSession::Restore() {
+  if (root_.empty()) return;
+  DisableEvents();
+  if (!saved_buffer_kb_.empty()) {
+    // Before first use buffer_size_kb reads "7 (expanded: 1408)": the size
+    // to put back is the expanded one, not the placeholder.
+    std::string kb = saved_buffer_kb_;
+    if (const size_t e = kb.find("expanded: "); e != std::string::npos) kb = kb.substr(e + 10);
+    (void)WriteFile(root_ + "/buffer_size_kb", kb.substr(0, kb.find_first_not_of("0123456789")));
+  }
+  if (!saved_record_tgid_.empty()) (void)WriteFile(root_ + "/options/record-tgid", saved_record_tgid_);
+  root_.clear();
 }
 
-void DaxTraceSession::RestoreBuffer() {
-  if (!saved_buffer_kb_.empty()) {
-    // buffer_size_kb reads "1408 (expanded: 1408)" before first use.
-    (void)WriteFile(root_ + "/buffer_size_kb", saved_buffer_kb_.substr(0, saved_buffer_kb_.find(' ')));
-  }
-}
+DaxTraceSession::~DaxTraceSession() { Restore(); }
 
 absl::StatusOr<DaxTraceTally> DaxTraceSession::Stop() {
   if (!active_) return absl::FailedPreconditionError("the trace session was already stopped");
-  Disable();
+  active_ = false;
+  DisableEvents();  // before reading: the buffer stops growing
+  auto restore = absl::MakeCleanup([this] { Restore(); });
   DaxTraceTally tally;
   const std::string path = root_ + "/trace";
   std::ifstream trace(path);
@@ -166,7 +175,6 @@ absl::StatusOr<DaxTraceTally> DaxTraceSession::Stop() {
     }
     AddTraceLine(line, pid, tally);
   }
-  RestoreBuffer();
   return tally;
 }
 

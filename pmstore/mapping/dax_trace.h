@@ -43,18 +43,19 @@ class DaxTraceSession {
   static absl::StatusOr<DaxTraceSession> Start();
   DaxTraceSession(DaxTraceSession&& other) noexcept;
   DaxTraceSession& operator=(DaxTraceSession&&) = delete;
-  ~DaxTraceSession();  // disables the events if Stop was not called
+  ~DaxTraceSession();  // puts back every setting Start changed, also after a failed Start
 
   // Disables the events and tallies this process's faults since Start.
   absl::StatusOr<DaxTraceTally> Stop();
 
  private:
   explicit DaxTraceSession(std::string root) : root_(std::move(root)) {}
-  void Disable();
-  void RestoreBuffer();
+  void DisableEvents();
+  void Restore();
 
-  std::string root_;
+  std::string root_;  // empty once restored or moved from
   std::string saved_buffer_kb_;
+  std::string saved_record_tgid_;
   bool active_ = false;
 };
 
