@@ -22,8 +22,15 @@ for kind in OFF ON; do
   ninja --quiet -C "$work/ex-$kind"
   (cd "$work" && LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart")
 done
-# The shared build must really use the installed .so.
-LD_LIBRARY_PATH="$prefix/lib" ldd "$work/ex-OFF/quickstart" | grep -q "$prefix/lib/libpmstore.so"
+# The shared build must really use the installed .so. ldd's output is
+# captured first: `ldd | grep -q` under pipefail fails at random when grep
+# exits at its first match and ldd dies of SIGPIPE.
+libs=$(LD_LIBRARY_PATH="$prefix/lib" ldd "$work/ex-OFF/quickstart")
+if [[ $libs != *"$prefix/lib/libpmstore.so"* ]]; then
+  echo "FAIL: the shared example does not load $prefix/lib/libpmstore.so:" >&2
+  echo "$libs" >&2
+  exit 1
+fi
 
 # pkg-config: compile the same program by hand.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
