@@ -14,6 +14,7 @@
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
+#include "pmstore/src/persist_site.h"
 #include "pmstore/src/record.h"
 
 namespace pmstore::internal {
@@ -124,13 +125,13 @@ void Format(Pool& pool, Persister& persister) {
   Superblock without_magic = sb;
   std::memset(without_magic.magic, 0, sizeof(without_magic.magic));
   std::memcpy(base, &without_magic, sizeof(without_magic));
-  persister.Flush(base, sb.heap_offset);
-  persister.Flush(base + chunk0, kBitmapWords * 8);
-  persister.Flush(first, sizeof(Leaf));
-  persister.Drain();
+  PMSTORE_PERSIST(kFormatMetadataFlush, persister.Flush(base, sb.heap_offset));
+  PMSTORE_PERSIST(kFormatBitmapFlush, persister.Flush(base + chunk0, kBitmapWords * 8));
+  PMSTORE_PERSIST(kFormatLeafFlush, persister.Flush(first, sizeof(Leaf)));
+  PMSTORE_PERSIST(kFormatDrain, persister.Drain());
   std::memcpy(base, &sb, sizeof(sb));
-  persister.Flush(base, sizeof(sb));
-  persister.Drain();
+  PMSTORE_PERSIST(kFormatMagicFlush, persister.Flush(base, sizeof(sb)));
+  PMSTORE_PERSIST(kFormatMagicDrain, persister.Drain());
 }
 
 // Where a new pool is made before it is published under its name; the
@@ -353,10 +354,10 @@ absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
     for (uint64_t i = 0; i < header->count; ++i) {
       if ((entries[i].offset & kVerifyMask) != 0) continue;
       std::memcpy(base + entries[i].offset, &entries[i].value, 8);
-      persister.Flush(base + entries[i].offset, 8);
+      PMSTORE_PERSIST(kReplayFlush, persister.Flush(base + entries[i].offset, 8));
     }
   }
-  persister.Drain();
+  PMSTORE_PERSIST(kReplayDrain, persister.Drain());
   return absl::OkStatus();
 }
 
@@ -377,7 +378,9 @@ absl::Status GrowPool(Pool& pool, uint64_t chunks) {
   const uint64_t size = pool.superblock.heap_offset + chunks * kChunkSize;
   PMSTORE_RETURN_IF_ERROR(WithPath(pool.file->Grow(size), pool.path));
   // The new length must survive a crash before any commit counts on it.
-  if (fdatasync(pool.file->fd()) != 0) return base::ErrnoStatus(errno, "fdatasync", pool.path);
+  int synced = 0;
+  PMSTORE_PERSIST(kGrowSync, synced = fdatasync(pool.file->fd()));
+  if (synced != 0) return base::ErrnoStatus(errno, "fdatasync", pool.path);
   return WithPath(pool.mapping->Extend(*pool.file, size), pool.path);
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/status_macros.h"
+#include "pmstore/src/persist_site.h"
 #include "pmstore/src/record.h"
 
 namespace pmstore {
@@ -49,8 +50,8 @@ absl::Status StoreImpl::Recover() {
 StoreImpl::~StoreImpl() {
   internal::ExclusiveGuard lock(&mu_);
   FlushUnsynced();
-  for (uint64_t line : unfenced_lines_) persister_->Flush(base_ + line, kUnitSize);
-  persister_->Drain();
+  for (uint64_t line : unfenced_lines_) PMSTORE_PERSIST(kCloseAppliedFlush, persister_->Flush(base_ + line, kUnitSize));
+  PMSTORE_PERSIST(kCloseDrain, persister_->Drain());
 }
 
 absl::StatusOr<uint64_t> StoreImpl::Grow(uint64_t chunks) {
@@ -221,7 +222,7 @@ void StoreImpl::FlushUnsynced() {
   for (uint64_t w = 0; w < unsynced_pages_.size(); ++w) {
     for (uint64_t bits = unsynced_pages_[w]; bits != 0; bits &= bits - 1) {
       const uint64_t page = w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
-      persister_->Flush(base_ + page * 4096, 4096);
+      PMSTORE_PERSIST(kUnsyncedPagesFlush, persister_->Flush(base_ + page * 4096, 4096));
     }
     unsynced_pages_[w] = 0;
   }
@@ -263,10 +264,12 @@ absl::Status StoreImpl::Commit(bool sync) {
     // data does not verify. The fence also covers the previous commit's
     // applied lines: its log slot is the next one this store overwrites.
     FlushUnsynced();
-    for (const auto& [offset, size] : tx_.in_place()) persister_->Flush(base_ + offset, size);
-    persister_->Flush(slot, log_bytes);
-    for (uint64_t line : unfenced_lines_) persister_->Flush(base_ + line, kUnitSize);
-    persister_->Drain();
+    for (const auto& [offset, size] : tx_.in_place()) {
+      PMSTORE_PERSIST(kCommitInPlaceFlush, persister_->Flush(base_ + offset, size));
+    }
+    PMSTORE_PERSIST(kCommitLogFlush, persister_->Flush(slot, log_bytes));
+    for (uint64_t line : unfenced_lines_) PMSTORE_PERSIST(kCommitAppliedFlush, persister_->Flush(base_ + line, kUnitSize));
+    PMSTORE_PERSIST(kCommitDrain, persister_->Drain());
   }
 
   unfenced_lines_.clear();
@@ -297,8 +300,8 @@ absl::Status StoreImpl::Commit(bool sync) {
 absl::Status StoreImpl::Sync() {
   internal::ExclusiveGuard lock(&mu_);
   FlushUnsynced();
-  for (uint64_t line : unfenced_lines_) persister_->Flush(base_ + line, kUnitSize);
-  persister_->Drain();
+  for (uint64_t line : unfenced_lines_) PMSTORE_PERSIST(kSyncAppliedFlush, persister_->Flush(base_ + line, kUnitSize));
+  PMSTORE_PERSIST(kSyncDrain, persister_->Drain());
   return absl::OkStatus();
 }
 

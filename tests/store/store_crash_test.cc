@@ -1,210 +1,86 @@
-// Simulated power failure. A Persister that models the CPU cache keeps a
-// shadow image of what reached persistence: a line gets there only when
-// flushed and then drained. At every drain of a random workload the test
-// builds crash images (the shadow, plus a random subset of the lines
-// written but not yet persisted, which the hardware may have evicted), and
-// again right after each write is acknowledged,
-// recovers each with the normal open, and checks doc/FORMAT.md's
-// invariants: acknowledged writes present with their exact values, the
-// write in flight all or nothing, `check` clean, new writes accepted.
-#include <fcntl.h>
-#include <unistd.h>
-
+// Simulated power failure over a random workload (tests/store/crash_sim/):
+// every crash image must recover to the acknowledged state (or with the
+// write in flight), pass `check`, and accept new writes.
+//
+// Four shards with their own seeds run as separate ctest tests, so ctest
+// -j runs them side by side; each asserts its own share of the images.
+// PMSTORE_CRASH_SEED=N replays a printed seed (run the failing shard with
+// --gtest_filter); PMSTORE_CRASH_IMAGES=N sets the images for the whole
+// run (all shards together). Sanitizer builds check fewer by default.
+// PMSTORE_CRASH_MIXED_SYNC=1 drops the Sync the workload makes before
+// sync=false writes (doc/FORMAT.md, "Known gap").
 #include <cstdio>
-#include <cstring>
-#include <map>
-#include <optional>
+#include <cstdlib>
 #include <random>
 #include <string>
-#include <vector>
 
 #include "gtest/gtest.h"
-#include "pmstore/src/persister.h"
-#include "pmstore/src/store_impl.h"
-#include "store/store_test_util.h"
+#include "store/crash_sim/simulator.h"
+#include "support/temp_dir.h"
 
 namespace pmstore {
 namespace {
 
-using Model = std::map<std::string, std::string>;
+constexpr int kShards = 4;
+#if defined(PMSTORE_SANITIZE_BUILD)
+constexpr uint64_t kDefaultImages = 8000;  // instrumented code runs 3-10x slower
+constexpr const char* kBuildNote = " (sanitizer build: reduced default)";
+#else
+constexpr uint64_t kDefaultImages = 100000;
+constexpr const char* kBuildNote = "";
+#endif
 
-class CrashHarness;
-CrashHarness* g_harness = nullptr;
-
-class CrashHarness {
- public:
-  CrashHarness(std::string image_path, uint64_t seed, int subsets)
-      : image_path_(std::move(image_path)), rng_(seed), subsets_(subsets) {}
-
-  // The persister the store under test uses.
-  class ShadowPersister final : public internal::Persister {
-   public:
-    ShadowPersister(CrashHarness* harness, const mapping::Mapping& mapping)
-        : harness_(harness), base_(mapping.address()), mapping_(&mapping) {
-      shadow_.assign(base_, base_ + mapping.length());  // what the file held when mapped
-    }
-    uint64_t mapped() const { return mapping_->length(); }
-    void Flush(const void* addr, size_t size) override {
-      const uint64_t begin = (static_cast<const char*>(addr) - base_) & ~63ull;
-      const uint64_t end = ((static_cast<const char*>(addr) - base_) + size + 63) & ~63ull;
-      pending_.emplace_back(begin, end);
-    }
-    void Drain() override {
-      if (harness_->armed_) harness_->CrashHere(*this);
-      for (const auto& [begin, end] : pending_) {
-        if (shadow_.size() < end) shadow_.resize(end, 0);  // growth: new file space reads as zeros
-        std::memcpy(shadow_.data() + begin, base_ + begin, end - begin);
-      }
-      pending_.clear();
-    }
-    const char* base_live() const { return base_; }
-    std::vector<char>& shadow() { return shadow_; }
-
-   private:
-    CrashHarness* harness_;
-    const char* base_;
-    const mapping::Mapping* mapping_;
-    std::vector<char> shadow_;
-    std::vector<std::pair<uint64_t, uint64_t>> pending_;
-  };
-
-  static std::unique_ptr<internal::Persister> Make(const mapping::Mapping& mapping) {
-    auto persister = std::make_unique<ShadowPersister>(g_harness, mapping);
-    g_harness->persister_ = persister.get();
-    return persister;
-  }
-
-  // A crash right after a write was acknowledged: it must be there.
-  void CrashAfterAcknowledgement() {
-    if (persister_ != nullptr) CrashHere(*persister_);
-  }
-
-  // What the store must show after recovery.
-  Model acked;                   // state after every acknowledged write
-  std::optional<Model> in_flight;  // state if the write being made took effect
-  bool armed_ = false;
-  ShadowPersister* persister_ = nullptr;
-  int images_checked = 0;
-  std::string failure;
-
- private:
-  void CrashHere(ShadowPersister& persister) {
-    const std::vector<char>& shadow = persister.shadow();
-    for (int variant = 0; variant <= subsets_ && failure.empty(); ++variant) {
-      std::vector<char> image = shadow;
-      image.resize(persister.mapped(), 0);  // grown space not yet persisted reads as zeros
-      if (variant > 0) {
-        // Lines the CPU may have written back on its own.
-        const char* live = persister.base_live();
-        for (uint64_t line = 0; line + 64 <= image.size(); line += 64) {
-          if (std::memcmp(image.data() + line, live + line, 64) != 0 && rng_() % 2 == 0) {
-            std::memcpy(image.data() + line, live + line, 64);
-          }
-        }
-      }
-      CheckImage(image);
-    }
-  }
-
-  void CheckImage(const std::vector<char>& image) {
-    ++images_checked;
-    const int fd = open(image_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (write(fd, image.data(), image.size()) != static_cast<ssize_t>(image.size())) failure = "cannot write image";
-    close(fd);
-    auto recovered = Store::Open(image_path_, Options());
-    if (!recovered.ok()) {
-      failure = "recovery failed: " + std::string(recovered.status().message());
-      return;
-    }
-    Store& store = **recovered;
-    Model seen;
-    auto it = store.NewIterator(ReadOptions(), {});
-    for (it->SeekToFirst(); it->Valid(); it->Next()) seen[std::string(it->key())] = std::string(it->value());
-    if (seen != acked && !(in_flight.has_value() && seen == *in_flight)) {
-      failure = "recovered contents match neither the acknowledged state nor the write in flight (" +
-                std::to_string(seen.size()) + " keys, acked " + std::to_string(acked.size()) + ")";
-      for (const auto& [k, v] : seen) {
-        auto a = acked.find(k);
-        if (a == acked.end() || a->second != v) {
-          failure += "; key " + k + " has " + std::to_string(v.size()) + " bytes, acked " +
-                     (a == acked.end() ? std::string("absent") : std::to_string(a->second.size()));
-          if (in_flight.has_value()) {
-            auto f = in_flight->find(k);
-            failure += f == in_flight->end() ? ", in flight absent" : (f->second == v ? ", = in flight" : ", != in flight");
-          }
-        }
-      }
-      return;
-    }
-    const CheckReport report = store.CheckNow();
-    if (!report.clean()) {
-      failure = "check after recovery: " + report.problems.front();
-      return;
-    }
-    if (!store.Put("after-crash", "x").ok()) failure = "recovered store refuses writes";
-  }
-
- private:
-  std::string image_path_;
-  std::mt19937_64 rng_;
-  int subsets_;
-};
-
-TEST(StoreCrashTest, EveryDrainPointRecoversToAcknowledgedState) {
-  TempDir dir("/dev/shm");
-  const uint64_t seed = std::random_device()();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  CrashHarness harness(dir.File("image"), seed, 2);
-  g_harness = &harness;
-  Options options = testing::SmallPool(8ull << 20, 16ull << 20);
-  auto opened = StoreImpl::OpenWith(dir.File("pool"), options, &CrashHarness::Make);
-  ASSERT_TRUE(opened.ok()) << opened.status();
-  StoreImpl& store = **opened;
-  std::mt19937_64 rng(seed);
-  harness.armed_ = true;
-  for (int op = 0; op < 500 && harness.failure.empty(); ++op) {
-    Model next = harness.acked;
-    const std::string key = "k" + std::to_string(rng() % 60);
-    const uint64_t dice = rng() % 10;
-    absl::Status status;
-    if (dice < 5) {
-      const size_t size = rng() % 50 == 0 ? (1u << 20) + rng() % 100000 : rng() % 300;
-      const std::string value = testing::ValueFor(rng(), size);
-      next[key] = value;
-      harness.in_flight = next;
-      status = store.Put(key, value);
-    } else if (dice < 8) {
-      next.erase(key);
-      harness.in_flight = next;
-      status = store.Delete(key);
-    } else {
-      WriteBatch batch;
-      for (int i = 0; i < 8; ++i) {
-        const std::string k = "k" + std::to_string(rng() % 60);
-        if (rng() % 3 == 0) {
-          batch.Delete(k);
-          next.erase(k);
-        } else {
-          const std::string v = testing::ValueFor(rng(), rng() % 200);
-          batch.Put(k, v);
-          next[k] = v;
-        }
-      }
-      harness.in_flight = next;
-      status = store.Write(batch);
-    }
-    ASSERT_TRUE(status.ok()) << status;
-    harness.acked = next;
-    harness.in_flight.reset();
-    harness.CrashAfterAcknowledgement();
-  }
-  harness.armed_ = false;
-  std::printf("crash images recovered and checked: %d (seed %llu)\n", harness.images_checked,
-              static_cast<unsigned long long>(seed));
-  EXPECT_EQ(harness.failure, "");
-  EXPECT_GT(harness.images_checked, 2000);
-  g_harness = nullptr;
+uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* text = std::getenv(name);
+  return text != nullptr && *text != '\0' ? std::strtoull(text, nullptr, 10) : fallback;
 }
+
+void RunShard(int shard) {
+  const uint64_t total = EnvOr("PMSTORE_CRASH_IMAGES", kDefaultImages);
+  const uint64_t seed = EnvOr("PMSTORE_CRASH_SEED", std::random_device()() ^ (uint64_t{std::random_device()()} << 32));
+  TempDir dir("/dev/shm");
+  crash_sim::Config config;
+  config.seed = seed;
+  config.target_images = (total + kShards - 1) / kShards;
+  config.dir = dir.path();
+  // =1: no Sync before sync=false runs, which exposes the loss described
+  // in doc/FORMAT.md ("Known gap").
+  config.sync_before_unsynced_runs = EnvOr("PMSTORE_CRASH_MIXED_SYNC", 0) == 0;
+  std::printf("crash shard %d: seed %llu (replay: PMSTORE_CRASH_SEED=%llu), target %llu of %llu images%s\n", shard,
+              static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(config.target_images), static_cast<unsigned long long>(total),
+              kBuildNote);
+  std::fflush(stdout);
+  const crash_sim::Result r = crash_sim::Run(config);
+  std::printf(
+      "crash images recovered and checked: %llu distinct (%llu identical skipped) at %llu crash points, "
+      "%d ops in %.1f s (%.2f ms/image)\n"
+      "  puts %d (overwrites %d, >= 1 MiB %d), deletes %d, batches %d, unsynced runs %d, "
+      "restarts after crash %d / after close %d, pool %llu -> %llu bytes (seed %llu)\n",
+      static_cast<unsigned long long>(r.images), static_cast<unsigned long long>(r.duplicates),
+      static_cast<unsigned long long>(r.crash_points), r.ops, r.seconds,
+      r.images == 0 ? 0.0 : 1000.0 * r.seconds / static_cast<double>(r.images), r.puts, r.overwrites, r.large_puts,
+      r.deletes, r.batches, r.unsynced_runs, r.crash_restarts, r.close_restarts,
+      static_cast<unsigned long long>(r.initial_file_bytes), static_cast<unsigned long long>(r.final_file_bytes),
+      static_cast<unsigned long long>(seed));
+  EXPECT_EQ(r.failure, "") << "seed " << seed;
+  EXPECT_GE(r.images, config.target_images);
+  if (config.target_images >= 2000) {
+    // The workload covered what it is meant to (small runs may not).
+    EXPECT_GT(r.overwrites, 0);
+    EXPECT_GT(r.large_puts, 0);
+    EXPECT_GT(r.deletes, 0);
+    EXPECT_GT(r.batches, 0);
+    EXPECT_GT(r.unsynced_runs, 0);
+    EXPECT_GT(r.crash_restarts + r.close_restarts, 0);
+    EXPECT_GT(r.final_file_bytes, r.initial_file_bytes) << "the pool never grew";
+  }
+}
+
+TEST(StoreCrashTest, EveryCrashImageRecoversToAcknowledgedStateShard0) { RunShard(0); }
+TEST(StoreCrashTest, EveryCrashImageRecoversToAcknowledgedStateShard1) { RunShard(1); }
+TEST(StoreCrashTest, EveryCrashImageRecoversToAcknowledgedStateShard2) { RunShard(2); }
+TEST(StoreCrashTest, EveryCrashImageRecoversToAcknowledgedStateShard3) { RunShard(3); }
 
 }  // namespace
 }  // namespace pmstore

@@ -1,0 +1,65 @@
+// Simulated power failure for the store (doc/FORMAT.md, "Invariants").
+//
+// A Persister that models the CPU cache keeps a shadow image of what
+// reached persistence: a 64-byte line gets there only when flushed and
+// then drained. At every drain of a random workload, right after every
+// acknowledged write, after Sync and after close, the simulator builds
+// crash images (the shadow, plus subsets of the lines written but not yet
+// persisted, which the hardware may have evicted on its own), recovers
+// each with the normal Store::Open, and checks: acknowledged writes
+// present with their exact values, the write in flight all or nothing,
+// CheckNow() clean, new writes accepted. Now and then it also continues
+// the workload from a crash image (recovery itself runs under the model)
+// or from the image left by a clean close.
+//
+// Images are counted once: an image identical to one already checked
+// (same persisted content, same evicted lines with the same bytes, same
+// length) is skipped and counted apart.
+//
+// Links against either the store library or the test-only pmstore_mutants
+// build (PMSTORE_PERSIST_MUTANTS), where the growth fdatasync is also
+// modelled: a grown length survives a crash only once that sync ran.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace pmstore::crash_sim {
+
+struct Config {
+  uint64_t seed = 1;
+  // Stop once this many distinct images were checked, after `max_ops`
+  // operations, or at the first failure.
+  uint64_t target_images = 1000;
+  int max_ops = 1 << 30;
+  // Random subsets of the unpersisted lines per crash point (besides the
+  // shadow alone and the shadow with every such line).
+  int random_subsets = 10;
+  // Continue from a crash image or after a close (half each) this often:
+  // each restart copies the whole pool, an image check copies a few pages.
+  int restarts_per_1000_ops = 10;
+  // Sync before each run of sync=false writes. Without it, a sync=true
+  // commit followed by sync=false ones leaves the former's applied lines
+  // unflushed for good (StoreImpl::Commit forgets them), and a crash after
+  // the next Sync can lose them once their log slot is reused.
+  bool sync_before_unsynced_runs = true;
+  // A scratch directory (best on tmpfs) for the pool and the image file.
+  std::string dir;
+};
+
+struct Result {
+  uint64_t images = 0;      // distinct images recovered and checked
+  uint64_t duplicates = 0;  // images skipped as identical to a checked one
+  uint64_t crash_points = 0;
+  int ops = 0;
+  // What the workload did.
+  int puts = 0, overwrites = 0, deletes = 0, batches = 0, large_puts = 0, unsynced_runs = 0;
+  int crash_restarts = 0, close_restarts = 0;
+  uint64_t initial_file_bytes = 0, final_file_bytes = 0;
+  double seconds = 0;
+  std::string failure;  // empty: every image recovered to an allowed state
+};
+
+Result Run(const Config& config);
+
+}  // namespace pmstore::crash_sim
