@@ -17,6 +17,7 @@
 #include "pmstore/src/persist_site.h"
 #include "pmstore/src/persister.h"
 #include "pmstore/src/store_impl.h"
+#include "store/crash_sim/image_file.h"
 #include "store/store_test_util.h"
 #include "xxhash.h"
 
@@ -30,9 +31,6 @@ constexpr uint64_t kPage = 4096;
 // The pool starts with one chunk and may grow to this: large values (one
 // 2 MiB chunk each) make it grow during the workload.
 constexpr uint64_t kMaxPoolBytes = 16ull << 20;
-// The image file's mapping: room for any length the pool (or the store
-// recovering an image, which may grow it) reaches.
-constexpr uint64_t kImageReserve = 64ull << 20;
 constexpr int kSmallKeys = 60;
 // The one key that holds values of 1 MiB and more (each takes a chunk of
 // its own); it sorts before the small keys.
@@ -50,12 +48,7 @@ Simulator* g_simulator = nullptr;  // the persister factory is a plain function
 class Simulator {
  public:
   explicit Simulator(const Config& config)
-      : config_(config), rng_(config.seed), pool_path_(config.dir + "/pool"), image_path_(config.dir + "/image") {}
-
-  ~Simulator() {
-    if (image_ != nullptr) munmap(image_, kImageReserve);
-    if (image_fd_ >= 0) close(image_fd_);
-  }
+      : config_(config), rng_(config.seed), pool_path_(config.dir + "/pool"), image_(config.dir + "/image") {}
 
   Result Run();
 
@@ -96,8 +89,8 @@ class Simulator {
       if (shadow_.size() < mapping_->length()) shadow_.resize(mapping_->length(), 0);
       nonzero_.resize((shadow_.size() + kPage - 1) / kPage, false);
     }
-    // Whether a page of the shadow holds anything but zeros.
-    bool nonzero(uint64_t page) const { return nonzero_[page / kPage]; }
+    // Per page of the shadow: whether it holds anything but zeros.
+    const std::vector<bool>& nonzero_pages() const { return nonzero_; }
     uint64_t mapped() const { return mapping_->length(); }
     const char* live() const { return base_; }
     const std::vector<char>& shadow() const { return shadow_; }
@@ -158,7 +151,6 @@ class Simulator {
   const Config config_;
   std::mt19937_64 rng_;
   const std::string pool_path_;
-  const std::string image_path_;
   std::unique_ptr<StoreImpl> store_;
   ShadowPersister* persister_ = nullptr;
   std::vector<char> closed_shadow_;  // handed over by a closing store
@@ -169,10 +161,8 @@ class Simulator {
   Model acked_;                     // state after every acknowledged write
   std::optional<Model> in_flight_;  // state if the write being made took effect
 
-  int image_fd_ = -1;
-  char* image_ = nullptr;
+  ImageFile image_;
   std::unordered_set<uint64_t> seen_images_;
-  std::vector<bool> visited_;
   Result result_;
 
   friend void GrowSynced(internal::PersistSite site);
@@ -225,9 +215,8 @@ void Simulator::CrashHere(const char* where) {
 }
 
 // Makes the image file hold the shadow (first `length` bytes) with the
-// live contents of `lines`, rewriting only the pages that differ from what
-// the file holds (the last check's recovery wrote into it). False when an
-// identical image was checked before.
+// live contents of `lines`. False when an identical image was checked
+// before (or the file cannot be written: then a failure is recorded).
 bool Simulator::BuildImage(const std::vector<uint64_t>& lines, uint64_t length) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
@@ -249,59 +238,11 @@ bool Simulator::BuildImage(const std::vector<uint64_t>& lines, uint64_t length) 
     return false;
   }
 
-  if (image_fd_ < 0) {
-    image_fd_ = open(image_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-    void* p = mmap(nullptr, kImageReserve, PROT_READ | PROT_WRITE, MAP_SHARED, image_fd_, 0);
-    if (image_fd_ < 0 || p == MAP_FAILED) {
-      Fail("cannot map the image file");
-      return false;
-    }
-    image_ = static_cast<char*>(p);
-  }
-  struct stat st;
-  if (fstat(image_fd_, &st) != 0 || (static_cast<uint64_t>(st.st_size) != length &&
-                                     ftruncate(image_fd_, static_cast<off_t>(length)) != 0)) {
-    Fail("cannot size the image file");
+  std::string error;
+  if (!image_.Write(persister_->shadow(), persister_->nonzero_pages(), length, lines, live, &error)) {
+    Fail(error);
     return false;
   }
-  // The file is kept sparse: pages it holds data in are the last image's
-  // non-zero pages plus whatever the last check touched (on tmpfs a read
-  // fault allocates a page too). Those are compared and fixed (zero pages
-  // punched out); the shadow's other non-zero pages are written.
-  const std::vector<char>& shadow = persister_->shadow();
-  visited_.assign(length / kPage + 1, false);
-  uint64_t punch_begin = 0, punch_end = 0;
-  auto punch = [&] {
-    if (punch_end > punch_begin) {
-      fallocate(image_fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(punch_begin),
-                static_cast<off_t>(punch_end - punch_begin));
-    }
-    punch_begin = punch_end = 0;
-  };
-  for (off_t at = 0; static_cast<uint64_t>(at) < length;) {
-    const off_t data = lseek(image_fd_, at, SEEK_DATA);
-    if (data < 0 || static_cast<uint64_t>(data) >= length) break;
-    const uint64_t hole = std::min<uint64_t>(static_cast<uint64_t>(lseek(image_fd_, data, SEEK_HOLE)), length);
-    for (uint64_t page = static_cast<uint64_t>(data) & ~(kPage - 1); page < hole; page += kPage) {
-      visited_[page / kPage] = true;
-      const uint64_t n = std::min(kPage, length - page);
-      if (!persister_->nonzero(page) && n == kPage) {
-        if (punch_end != page) punch();
-        if (punch_end == 0) punch_begin = page;
-        punch_end = page + kPage;
-      } else if (std::memcmp(image_ + page, shadow.data() + page, n) != 0) {
-        std::memcpy(image_ + page, shadow.data() + page, n);
-      }
-    }
-    punch();
-    at = static_cast<off_t>(hole);
-  }
-  for (uint64_t page = 0; page < length; page += kPage) {
-    if (persister_->nonzero(page) && !visited_[page / kPage]) {
-      std::memcpy(image_ + page, shadow.data() + page, std::min(kPage, length - page));
-    }
-  }
-  for (uint64_t line : lines) std::memcpy(image_ + line, live + line, kLine);
   return true;
 }
 
@@ -341,7 +282,7 @@ bool Simulator::Matches(Store& store, const Model& model, std::string* diff) {
 
 void Simulator::CheckImage() {
   ++result_.images;
-  auto recovered = Store::Open(image_path_, Options());
+  auto recovered = Store::Open(image_.path(), Options());
   if (!recovered.ok()) {
     Fail("recovery failed: " + std::string(recovered.status().message()));
     return;
@@ -560,7 +501,7 @@ Result Simulator::Run() {
   internal::g_persist_site_ran = nullptr;
 #endif
   g_simulator = nullptr;
-  unlink(image_path_.c_str());
+  unlink(image_.path().c_str());
   unlink(pool_path_.c_str());
   result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result_;
