@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # usage: install_test.sh BUILD_DIR EXAMPLES_DIR
+# CXX and CXXFLAGS (the build's compiler and sanitizer flags) are used for
+# the examples too.
 set -euo pipefail
 build=$1 examples=$2
+cxx=${CXX:-g++} cxxflags=${CXXFLAGS:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -18,7 +21,7 @@ fi
 
 for kind in OFF ON; do
   cmake -S "$examples" -B "$work/ex-$kind" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
-        -DPMSTORE_EXAMPLES_STATIC=$kind >/dev/null
+        -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxxflags" -DPMSTORE_EXAMPLES_STATIC=$kind >/dev/null
   ninja --quiet -C "$work/ex-$kind"
   (cd "$work" && LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart")
 done
@@ -34,6 +37,7 @@ fi
 
 # pkg-config: compile the same program by hand.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-g++ -std=c++20 "$examples/quickstart.cc" -o "$work/quickstart-pc" $(pkg-config --cflags --libs pmstore)
+# shellcheck disable=SC2086
+"$cxx" -std=c++20 $cxxflags "$examples/quickstart.cc" -o "$work/quickstart-pc" $(pkg-config --cflags --libs pmstore)
 (cd "$work" && LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-pc")
 echo "install test: find_package (shared, static) and pkg-config builds ran"
