@@ -165,7 +165,9 @@ class Simulator {
   std::unordered_set<uint64_t> seen_images_;
   Result result_;
 
+#if defined(PMSTORE_PERSIST_MUTANTS)
   friend void GrowSynced(internal::PersistSite site);
+#endif
 };
 
 #if defined(PMSTORE_PERSIST_MUTANTS)
