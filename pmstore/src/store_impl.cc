@@ -247,6 +247,11 @@ absl::Status StoreImpl::Commit(bool sync) {
   char* slot = base_ + internal::kLogOffset + (seq % 2) * internal::kLogSlotSize;
   const uint64_t log_bytes = sizeof(internal::LogHeader) + entries.size() * sizeof(internal::LogEntry);
   if (!sync) {
+    // The previous commit may have been durable, its applied words still
+    // unflushed (unfenced_lines_). The next commit overwrites its log
+    // record, so they join this run's ranges for the Sync (or close) that
+    // ends it; they are cleared below.
+    for (uint64_t line : unfenced_lines_) MarkUnsynced(line, kUnitSize);
     for (const auto& [offset, size] : tx_.in_place()) MarkUnsynced(offset, size);
     MarkUnsynced(static_cast<uint64_t>(slot - base_), log_bytes);
   }

@@ -7,8 +7,6 @@
 // PMSTORE_CRASH_SEED=N replays a printed seed (run the failing shard with
 // --gtest_filter); PMSTORE_CRASH_IMAGES=N sets the images for the whole
 // run (all shards together). Sanitizer builds check fewer by default.
-// PMSTORE_CRASH_MIXED_SYNC=1 drops the Sync the workload makes before
-// sync=false writes (doc/FORMAT.md, "Known gap").
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -43,9 +41,6 @@ void RunShard(int shard) {
   config.seed = seed;
   config.target_images = (total + kShards - 1) / kShards;
   config.dir = dir.path();
-  // =1: no Sync before sync=false runs, which exposes the loss described
-  // in doc/FORMAT.md ("Known gap").
-  config.sync_before_unsynced_runs = EnvOr("PMSTORE_CRASH_MIXED_SYNC", 0) == 0;
   std::printf("crash shard %d: seed %llu (replay: PMSTORE_CRASH_SEED=%llu), target %llu of %llu images%s\n", shard,
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(config.target_images), static_cast<unsigned long long>(total),

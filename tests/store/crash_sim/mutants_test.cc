@@ -35,6 +35,10 @@ constexpr Redundant kRedundant[] = {
      "the next drain (the first commit's fence, or close) persists the replayed words; the one log "
      "record a commit overwrites before that fence is the older one, whose words the newest commit's "
      "fence had already made durable"},
+    {PersistSite::kSyncAppliedFlush,
+     "the lines hold the last sync=true commit's applied words, whose log record stays durable until a "
+     "later commit overwrites it, and that commit flushes them first (its fence, or the Sync ending its "
+     "unsynced run)"},
     {PersistSite::kCloseAppliedFlush,
      "the lines hold the last sync=true commit's applied words, whose log record is durable and is "
      "replayed at the next open"},

@@ -364,13 +364,6 @@ void Simulator::UnsyncedRun() {
 // A few sync=false writes, applied to *next; leaves the simulator
 // disarmed (Sync or close must make them durable).
 bool Simulator::UnsyncedWrites(Model* next) {
-  if (config_.sync_before_unsynced_runs) {
-    const absl::Status synced = store_->Sync();
-    if (!synced.ok()) {
-      Fail("sync: " + std::string(synced.message()));
-      return false;
-    }
-  }
   armed_ = false;
   const int count = 1 + static_cast<int>(rng_() % 4);
   for (int i = 0; i < count; ++i) {

@@ -38,11 +38,6 @@ struct Config {
   // Continue from a crash image or after a close (half each) this often:
   // each restart copies the whole pool, an image check copies a few pages.
   int restarts_per_1000_ops = 10;
-  // Sync before each run of sync=false writes. Without it, a sync=true
-  // commit followed by sync=false ones leaves the former's applied lines
-  // unflushed for good (StoreImpl::Commit forgets them), and a crash after
-  // the next Sync can lose them once their log slot is reused.
-  bool sync_before_unsynced_runs = true;
   // A scratch directory (best on tmpfs) for the pool and the image file.
   std::string dir;
 };
