@@ -192,9 +192,11 @@ inline std::string ReadFile(const std::string& path) {
   return bytes;
 }
 
-// Replaces the file at `path` with `bytes`.
+// Replaces the contents of the file at `path` with `bytes`. It writes over
+// the old contents and then cuts the file to length rather than truncating
+// first, so a file rewritten many times keeps its pages.
 inline bool WriteFile(const std::string& path, std::string_view bytes) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT, 0644);
   if (fd < 0) return false;
   size_t done = 0;
   while (done < bytes.size()) {
@@ -202,8 +204,9 @@ inline bool WriteFile(const std::string& path, std::string_view bytes) {
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
+  const bool cut = ftruncate(fd, static_cast<off_t>(done)) == 0;
   close(fd);
-  return done == bytes.size();
+  return cut && done == bytes.size();
 }
 
 }  // namespace pmstore::damage

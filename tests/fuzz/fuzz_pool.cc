@@ -49,7 +49,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
-  const std::string image = pmstore::damage::ApplyEdits(reference->image, input);
+  static std::string image;
+  pmstore::damage::ApplyEdits(reference->image, input, &image);
   if (!pmstore::damage::WriteFile(reference->pool, image)) abort();
   const bool hostile = size > 0 && (data[0] & 0x0f) != 0;
   const auto out = pmstore::damage::ExerciseDamagedPool(reference->pool, reference->history, hostile);

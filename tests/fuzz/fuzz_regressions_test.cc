@@ -31,12 +31,14 @@ void Replay(const char* dir) {
   ASSERT_TRUE(BuildReferencePool(tmp.File("reference"), &history, &why)) << why;
   const std::string image = ReadFile(tmp.File("reference"));
   const auto files = Inputs(dir);
+  std::string damaged;
   for (const auto& file : files) {
     std::ifstream in(file, std::ios::binary);
     std::stringstream bytes;
     bytes << in.rdbuf();
     const std::string input = bytes.str();
-    ASSERT_TRUE(WriteFile(tmp.File("pool"), ApplyEdits(image, input)));
+    ApplyEdits(image, input, &damaged);
+    ASSERT_TRUE(WriteFile(tmp.File("pool"), damaged));
     const bool hostile = !input.empty() && (static_cast<uint8_t>(input[0]) & 0x0f) != 0;
     const Outcome out = ExerciseDamagedPool(tmp.File("pool"), history, hostile);
     for (const auto& v : out.violations) ADD_FAILURE() << file << ": " << v;

@@ -86,10 +86,13 @@ inline void FixChecksums(uint8_t flags, std::string* image) {
   }
 }
 
-// The reference image with the edits of `input` applied.
-inline std::string ApplyEdits(const std::string& reference, std::string_view input) {
-  std::string image = reference;
-  if (input.empty()) return image;
+// Makes `*image` the reference image with the edits of `input` applied.
+// It reuses the string's buffer: a fresh 8 MiB allocation a run costs
+// thousands of page faults, most of a fuzz run's time.
+inline void ApplyEdits(const std::string& reference, std::string_view input, std::string* out) {
+  std::string& image = *out;
+  image.assign(reference);
+  if (input.empty()) return;
   Region regions[8];
   const int count = Regions(reference, regions);
   const uint8_t flags = static_cast<uint8_t>(input[0]);
@@ -105,7 +108,6 @@ inline std::string ApplyEdits(const std::string& reference, std::string_view inp
     }
   }
   FixChecksums(flags, &image);
-  return image;
 }
 
 }  // namespace pmstore::damage
