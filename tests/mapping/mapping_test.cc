@@ -123,7 +123,7 @@ TEST_P(MappingOnFs, ExtendGrowsInPlaceAndNewBytesReachTheFile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, MappingOnFs, ::testing::Values(Engine::kMmap, Engine::kPmem2),
-                         [](const auto& info) { return std::string(EngineName(info.param)); });
+                         [](const auto& test_param) { return std::string(EngineName(test_param.param)); });
 
 TEST(MappingTmpfsTest, PmdIntentOnHugeAlwaysTmpfsIsPmdMapped) {
   TmpfsMount mount("size=128m,huge=always");

@@ -102,7 +102,9 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
         ASSERT_EQ(value, found->second);
       }
     } else {
-      if (!param.sync) ASSERT_TRUE(store->Sync().ok());
+      if (!param.sync) {
+        ASSERT_TRUE(store->Sync().ok());
+      }
       store.reset();
       store = pmstore::testing::OpenOrDie(path, Options());
       ASSERT_NE(store, nullptr);
