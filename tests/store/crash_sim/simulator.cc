@@ -433,6 +433,12 @@ void Simulator::Restart(bool clean) {
 void Simulator::Step() {
   ++result_.ops;
   where_ = "write";
+  // Short runs (sanitizer builds) cover the rare steps too: a large put by
+  // op 30, a restart from a crash image by op 60 and after a close by 120.
+  if (result_.ops == 30 && result_.large_puts == 0) return PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
+  const bool owed_crash = result_.ops == 60 && result_.crash_restarts == 0;
+  const bool owed_close = result_.ops == 120 && result_.close_restarts == 0;
+  if (owed_crash || owed_close) return Restart(/*clean=*/owed_close);
   if (rng_() % 1000 < static_cast<uint64_t>(config_.restarts_per_1000_ops)) return Restart(rng_() % 2 == 0);
   const uint64_t dice = rng_() % 100;
   if (dice < 40) {
