@@ -53,6 +53,8 @@ struct WriteOptions {
   // cache-line granularity, one msync pass at page granularity).
   // false: gives up durability and, across a power failure or kernel
   // crash, atomicity: nothing is flushed until Store::Sync() or close.
+  // A power failure before that Sync may leave a pool that Open reports
+  // damaged (doc/FORMAT.md); after Sync returns, everything is durable.
   // A killed process loses nothing either way (the data is in the page
   // cache or the persistence domain's caches), as with LMDB's NOSYNC.
   bool sync = true;
