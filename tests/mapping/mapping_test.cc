@@ -24,20 +24,24 @@ using base::kPageSize;
 
 constexpr uint64_t kSize = 64ull << 20;
 
-uint64_t MinorFaults() {
+// Minor and major faults together: a page-cache file's first fault on a
+// page not yet cached reads ahead and counts as major, and the pages read
+// ahead then fault as minor, so how the count splits depends on memory
+// and readahead state, not on the mapping.
+uint64_t Faults() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  return static_cast<uint64_t>(ru.ru_minflt);
+  return static_cast<uint64_t>(ru.ru_minflt + ru.ru_majflt);
 }
 
-// Writes one byte into every 4 KiB page; returns the minor faults taken.
+// Writes one byte into every 4 KiB page; returns the faults taken.
 // Not instrumented: AddressSanitizer and ThreadSanitizer would touch
 // their shadow of the mapping on each store and take faults of their own
 // that the count must not see.
 __attribute__((no_sanitize("address", "thread"))) uint64_t TouchEveryPage(char* p, uint64_t length) {
-  const uint64_t before = MinorFaults();
+  const uint64_t before = Faults();
   for (uint64_t off = 0; off < length; off += kPageSize) p[off] = static_cast<char>(off >> 12);
-  return MinorFaults() - before;
+  return Faults() - before;
 }
 
 std::unique_ptr<Mapping> MapNew(const std::string& path, MapOptions options, uint64_t size = kSize) {
@@ -72,7 +76,11 @@ TEST_P(MappingOnFs, PteIntentOnExt4HasNoPmdBytes) {
   ASSERT_TRUE(census.ok()) << census.status();
   EXPECT_EQ(census->pmd_bytes, 0u);
   EXPECT_EQ(census->pte_bytes, kSize);
-  EXPECT_GE(faults, kSize / kPageSize / 2) << "one write fault per 4 KiB page, give or take";
+  // Kernel 6.18's ext4 caches the file in large folios, and a sequential
+  // first write took 0.31 to 0.62 faults per 4 KiB page here, depending on
+  // the memory's state (random writes take about one). Either is far above
+  // the PMD mapping's one fault per 2 MiB, which is what this checks.
+  EXPECT_GE(faults, kSize / kPageSize / 8) << "many times the PMD mapping's " << kSize / kHugePageSize;
 }
 
 TEST_P(MappingOnFs, MapSyncOnAFileThatIsNotDaxIsAClearError) {
