@@ -55,7 +55,9 @@ void ExpectPmd(const WorkerResult& w, uint64_t size) {
   ASSERT_TRUE(w.mapping.verified) << w.mapping.verify_error;
   EXPECT_GE(w.mapping.PmdShare(), 0.95);
   EXPECT_GE(Faults(w), size / (2 * kMiB) * 9 / 10);
-  if (!kShadowFaults) EXPECT_LE(Faults(w), size / (2 * kMiB) * 3 / 2 + 8);
+  if (!kShadowFaults) {
+    EXPECT_LE(Faults(w), size / (2 * kMiB) * 3 / 2 + 8);
+  }
   EXPECT_FALSE(w.mapping.DiffersFromRequest());
 }
 
@@ -74,11 +76,15 @@ TEST(RunOnTmpfs, PmdMappingVerifiesPmdWithOneFaultPer2MiB) {
   ASSERT_EQ(run.workers.size(), 1u);
   ExpectPmd(run.workers[0], size);
   EXPECT_EQ(run.workers[0].total.write.ios, size / 4096);
-  if (!kShadowFaults) EXPECT_NEAR(run.workers[0].total.FaultsPerMib(), 0.5, 0.1);
+  if (!kShadowFaults) {
+    EXPECT_NEAR(run.workers[0].total.FaultsPerMib(), 0.5, 0.1);
+  }
   // perf's page-fault counter, where the kernel lets us open it, agrees
   // with getrusage; it is absent (never zero) where it cannot be opened.
   const auto& perf_faults = run.workers[0].total.perf.page_faults;
-  if (perf_faults.has_value()) EXPECT_NEAR(static_cast<double>(*perf_faults), Faults(run.workers[0]), 4);
+  if (perf_faults.has_value()) {
+    EXPECT_NEAR(static_cast<double>(*perf_faults), Faults(run.workers[0]), 4);
+  }
 }
 
 TEST(RunOnTmpfs, PteMappingVerifiesNoPmdBytes) {
@@ -162,7 +168,9 @@ TEST(RunPrefault, SteadyPhaseTakesNoFaults) {
   ASSERT_EQ(w.phases.size(), 2u);
   EXPECT_EQ(w.phases[0].read.ios, 0u);
   EXPECT_GE(w.phases[0].rusage.minor_faults, 8u);
-  if (!kShadowFaults) EXPECT_EQ(w.phases[1].rusage.minor_faults, 0u);
+  if (!kShadowFaults) {
+    EXPECT_EQ(w.phases[1].rusage.minor_faults, 0u);
+  }
   EXPECT_EQ(w.total.read.ios, 32 * kMiB / 4096);
   EXPECT_GE(w.mapping.PmdShare(), 0.95);
 }
