@@ -12,6 +12,7 @@
 // the start of the file, which is also the start of the mapping.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -137,6 +138,11 @@ inline uint64_t UnitsFor(uint64_t bytes) { return (bytes + kUnitSize - 1) / kUni
 // Key bytes [from, from+8) as a big-endian number, zero padded: comparing
 // prefixes orders keys like memcmp whenever the prefixes differ.
 inline uint64_t KeyPrefix(std::string_view key, size_t from = 0) {
+  if (std::endian::native == std::endian::little && key.size() >= from + 8) {  // one load and a byte swap
+    uint64_t v;
+    std::memcpy(&v, key.data() + from, 8);
+    return __builtin_bswap64(v);
+  }
   unsigned char bytes[8] = {0};
   if (key.size() > from) std::memcpy(bytes, key.data() + from, key.size() - from < 8 ? key.size() - from : 8);
   uint64_t v = 0;

@@ -1,8 +1,15 @@
 #include "pmstore/src/leaf_index.h"
 
+#include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstring>
 #include <iterator>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/src/record.h"
@@ -12,10 +19,31 @@ namespace {
 
 uint64_t RootHeadOffset() { return kRootOffset + offsetof(Root, head_leaf); }
 
+// Bit i set where byte i of the 64 at `bytes` equals `value`.
+#if defined(__SSE2__)
+uint64_t MatchBytes64(const void* bytes, uint8_t value) {
+  const __m128i needle = _mm_set1_epi8(static_cast<char>(value));
+  const auto* p = static_cast<const __m128i*>(bytes);
+  uint64_t mask = 0;
+  for (int i = 0; i < 4; ++i) {
+    const __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128(p + i), needle);
+    mask |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(eq))) << (16 * i);
+  }
+  return mask;
+}
+#else
+uint64_t MatchBytes64(const void* bytes, uint8_t value) {
+  const auto* p = static_cast<const uint8_t*>(bytes);
+  uint64_t mask = 0;
+  for (int i = 0; i < 64; ++i) mask |= static_cast<uint64_t>(p[i] == value) << i;
+  return mask;
+}
+#endif
+
 }  // namespace
 
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
-  separators_.clear();
+  separators_.Clear();
   const uint64_t max_leaves = length / kLeafBytes;
   uint64_t offset = head;
   std::string previous;
@@ -32,26 +60,21 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
       return absl::DataLossError(absl::StrCat("checksum failure in index leaf at offset ", offset));
     }
     if (n == 0) {
-      separators_.emplace("", offset);
+      separators_.Set("", offset);
     } else if (h.count > 0) {
       RecordView record;
       if (!ReadRecord(base_, length, leaf->slots[h.perm[0]].record, &record)) {
         return absl::DataLossError(absl::StrCat("damaged record referenced by index leaf at offset ", offset));
       }
-      if (record.key <= previous && !separators_.empty() && separators_.size() > 1) {
+      if (record.key <= previous && separators_.size() > 1) {
         return absl::DataLossError(absl::StrCat("index leaf at offset ", offset, " is out of key order"));
       }
       previous = std::string(record.key);
-      separators_.emplace(previous, offset);
+      separators_.Set(previous, offset);
     }
     offset = h.next;
   }
   return absl::OkStatus();
-}
-
-LeafIndex::Map::const_iterator LeafIndex::FindLeaf(std::string_view key) const {
-  auto it = separators_.upper_bound(key);
-  return std::prev(it);  // the first separator is "", <= every key
 }
 
 int LeafIndex::Search(const LeafHeader& header, const LeafSlot* slots, std::string_view key, bool* found) const {
@@ -73,28 +96,47 @@ int LeafIndex::Search(const LeafHeader& header, const LeafSlot* slots, std::stri
 }
 
 int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const {
-  const uint8_t fingerprint = KeyFingerprint(key);
+  static_assert(sizeof(leaf.fingerprints) == 64 && sizeof(LeafHeader) == 64);
+  constexpr uint64_t kSlotBits = (1ull << kLeafSlots) - 1;
+  // Usually one candidate slot, often none: the header is then scanned
+  // once, for that slot, instead of walked entry by entry.
+  uint64_t candidates = MatchBytes64(leaf.fingerprints, KeyFingerprint(key)) & kSlotBits;
+  if (candidates == 0) return -1;
   const uint64_t prefix = KeyPrefix(key);
   const uint64_t prefix2 = KeyPrefix(key, 8);
-  for (int i = 0; i < header.count; ++i) {
-    const uint8_t slot = header.perm[i];
-    if (leaf.fingerprints[slot] != fingerprint || leaf.slots[slot].prefix != prefix ||
-        leaf.slots[slot].prefix2 != prefix2) {
-      continue;
+  const uint64_t count = std::min<uint64_t>(header.count, kLeafSlots);
+  const uint64_t perm_bits = ((1ull << count) - 1) << offsetof(LeafHeader, perm);
+  for (; candidates != 0; candidates &= candidates - 1) {
+    const int slot = std::countr_zero(candidates);
+    if (leaf.slots[slot].prefix != prefix || leaf.slots[slot].prefix2 != prefix2) continue;
+    // A slot is in use only while the header's permutation names it; a
+    // free one may still hold a deleted entry.
+    const uint64_t named = MatchBytes64(&header, static_cast<uint8_t>(slot)) & perm_bits;
+    if (named == 0) continue;
+    if (RecordKey(base_, pool_->length(), leaf.slots[slot].record) == key) {
+      return std::countr_zero(named) - static_cast<int>(offsetof(LeafHeader, perm));
     }
-    if (RecordKey(base_, pool_->length(), leaf.slots[slot].record) == key) return i;
   }
   return -1;
 }
 
+void LeafIndex::PrefetchLeaf(uint64_t offset) const {
+  for (uint64_t line = 0; line < sizeof(Leaf); line += 64) __builtin_prefetch(base_ + offset + line);
+}
+
 uint64_t LeafIndex::Lookup(std::string_view key) const {
-  const Leaf* leaf = LeafAt(FindLeaf(key)->second);
+  const uint64_t offset = FindLeaf(key);
+  // The fingerprints tell which slot to read only once they arrive; with
+  // the whole leaf requested now, the slot's line is already on its way
+  // and a lookup waits for two misses in the leaf no longer, but one.
+  PrefetchLeaf(offset);
+  const Leaf* leaf = LeafAt(offset);
   const int pos = Find(leaf->header, *leaf, key);
   return pos >= 0 ? leaf->slots[leaf->header.perm[pos]].record : 0;
 }
 
 void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const {
-  uint64_t offset = FindLeaf(target)->second;
+  uint64_t offset = FindLeaf(target);
   bool found = false;
   int pos = Search(LeafAt(offset)->header, LeafAt(offset)->slots, target, &found);
   while (offset != 0) {
@@ -139,7 +181,7 @@ int LeafIndex::FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader
   return -1;
 }
 
-void LeafIndex::LinkAfter(Transaction& tx, Map::const_iterator leaf, uint64_t next) {
+void LeafIndex::LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t next) {
   if (leaf == separators_.begin()) {
     tx.Write(RootHeadOffset(), next);
     return;
@@ -150,7 +192,7 @@ void LeafIndex::LinkAfter(Transaction& tx, Map::const_iterator leaf, uint64_t ne
   StoreHeader(tx, prev, header);
 }
 
-absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, Map::const_iterator leaf) {
+absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf) {
   const uint64_t offset = leaf->second;
   const LeafHeader header = LoadHeader(tx, offset);
   std::vector<LeafSlot> entries;
@@ -192,9 +234,8 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, Map::const
   LinkAfter(tx, leaf, *left);
   alloc.FreeUnits(tx, offset, kLeafUnits);
 
-  const std::string separator = leaf->first;
-  separators_[separator] = *left;
-  if (two) separators_.emplace(std::string(RecordKey(base_, pool_->length(), entries[left_count].record)), right);
+  leaf->second = *left;
+  if (two) separators_.Set(RecordKey(base_, pool_->length(), entries[left_count].record), right);
   return absl::OkStatus();
 }
 
@@ -204,7 +245,7 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
   const uint64_t prefix = KeyPrefix(key);
   const uint64_t prefix2 = KeyPrefix(key, 8);
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const auto it = FindLeaf(key);
+    const auto it = separators_.Floor(key);
     const uint64_t offset = it->second;
     LeafHeader header = LoadHeader(tx, offset);
     Leaf* leaf = reinterpret_cast<Leaf*>(base_ + offset);
@@ -240,7 +281,7 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
 
 void LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed) {
   *removed = 0;
-  auto it = FindLeaf(key);
+  auto it = separators_.Floor(key);
   const uint64_t offset = it->second;
   LeafHeader header = LoadHeader(tx, offset);
   const int pos = Find(header, *LeafAt(offset), key);
@@ -257,11 +298,11 @@ void LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view 
   // An empty leaf leaves the chain; the first leaf's successor inherits "".
   LinkAfter(tx, it, header.next);
   alloc.FreeUnits(tx, offset, kLeafUnits);
-  auto next = separators_.erase(it);
+  auto next = separators_.Erase(it);
   if (first) {
     const uint64_t successor = next->second;
-    separators_.erase(next);
-    separators_.emplace("", successor);
+    separators_.Erase(next);
+    separators_.Set("", successor);
   }
 }
 

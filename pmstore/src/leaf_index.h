@@ -12,14 +12,13 @@
 
 #include <cstdint>
 #include <functional>
-#include "absl/container/btree_map.h"
-#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "pmstore/src/allocator.h"
 #include "pmstore/src/format.h"
 #include "pmstore/src/pool.h"
+#include "pmstore/src/separator_map.h"
 #include "pmstore/src/transaction.h"
 
 namespace pmstore::internal {
@@ -35,6 +34,10 @@ class LeafIndex {
   // Offset of the record for `key`, or 0.
   uint64_t Lookup(std::string_view key) const;
 
+  // Starts loading the leaf that holds `key` into the cache, so that a
+  // writer's work before its Upsert overlaps the leaf's cache misses.
+  void Prefetch(std::string_view key) const { PrefetchLeaf(FindLeaf(key)); }
+
   // Visits records in key order from the first key >= `target` until
   // `visit` returns false.
   void ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const;
@@ -48,10 +51,9 @@ class LeafIndex {
   uint64_t leaves() const { return separators_.size(); }
 
  private:
-  using Map = absl::btree_map<std::string, uint64_t, std::less<>>;
-
   const Leaf* LeafAt(uint64_t offset) const { return reinterpret_cast<const Leaf*>(base_ + offset); }
-  Map::const_iterator FindLeaf(std::string_view key) const;
+  void PrefetchLeaf(uint64_t offset) const;
+  uint64_t FindLeaf(std::string_view key) const { return separators_.Floor(key)->second; }
   LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
   void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
   // Position of `key` in header order by fingerprint, or -1.
@@ -59,13 +61,13 @@ class LeafIndex {
   // Position of the first key >= key in header order; *found when equal.
   int Search(const LeafHeader& header, const LeafSlot* slots, std::string_view key, bool* found) const;
   int FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header) const;
-  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, Map::const_iterator leaf);
-  void LinkAfter(Transaction& tx, Map::const_iterator leaf, uint64_t next);
+  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf);
+  void LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t next);
 
   char* base_;
   uint64_t heap_offset_;
   const Pool* pool_;  // its length bounds reads through slots (RecordKey)
-  Map separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
+  SeparatorMap separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
 };
 
 }  // namespace pmstore::internal

@@ -95,6 +95,7 @@ void StoreImpl::FreeRecord(uint64_t record) {
 }
 
 absl::Status StoreImpl::StagePut(std::string_view key, std::string_view value) {
+  index_.Prefetch(key);  // the leaf's misses overlap the record's writing
   PMSTORE_ASSIGN_OR_RETURN(const uint64_t record, WriteRecord(key, value));
   uint64_t replaced = 0;
   PMSTORE_RETURN_IF_ERROR(index_.Upsert(tx_, alloc_, key, record, &replaced));
@@ -236,7 +237,8 @@ void StoreImpl::FlushUnsynced() {
 absl::Status StoreImpl::Commit(bool sync) {
   StageRoot();
   if (tx_.empty()) return absl::OkStatus();
-  const std::vector<internal::LogEntry> entries = tx_.Entries();
+  std::vector<internal::LogEntry>& entries = log_entries_;
+  tx_.Entries(&entries);
   if (entries.size() > internal::kLogCapacity) {
     Abandon();
     return absl::InvalidArgumentError(absl::StrCat(pool_->path, ": a commit of ", entries.size(),

@@ -91,6 +91,7 @@ class StoreImpl final : public Store {
   internal::SpaceAllocator alloc_ ABSL_GUARDED_BY(mu_);
   internal::LeafIndex index_ ABSL_GUARDED_BY(mu_);
   internal::Transaction tx_ ABSL_GUARDED_BY(mu_);
+  std::vector<internal::LogEntry> log_entries_ ABSL_GUARDED_BY(mu_);  // Commit's, kept for its capacity
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t key_count_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t key_delta_ ABSL_GUARDED_BY(mu_) = 0;

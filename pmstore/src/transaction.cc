@@ -74,13 +74,11 @@ void Transaction::Grow() {
   }
 }
 
-std::vector<LogEntry> Transaction::Entries() const {
-  std::vector<LogEntry> entries;
-  entries.reserve(order_.size());
+void Transaction::Entries(std::vector<LogEntry>* entries) const {
+  entries->clear();
   for (uint32_t i : order_) {
-    if (table_[i].live) entries.push_back(LogEntry{table_[i].offset, table_[i].value});
+    if (table_[i].live) entries->push_back(LogEntry{table_[i].offset, table_[i].value});
   }
-  return entries;
 }
 
 }  // namespace pmstore::internal

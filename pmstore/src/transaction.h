@@ -57,8 +57,9 @@ class Transaction {
 
   bool empty() const { return order_.empty() && in_place_.empty(); }
   size_t logged_words() const { return order_.size(); }
-  // The logged writes, in first-write order.
-  std::vector<LogEntry> Entries() const;
+  // The logged writes, in first-write order, into *entries (its capacity
+  // is kept from commit to commit: no allocation on the put path).
+  void Entries(std::vector<LogEntry>* entries) const;
   const std::vector<std::pair<uint64_t, uint64_t>>& in_place() const { return in_place_; }
 
   void Clear();
