@@ -21,7 +21,8 @@ ABSL_FLAG(uint64_t, limit, 0, "list: at most this many keys (0: all)");
 ABSL_FLAG(bool, json, false, "stats: print JSON");
 // --- bench: db_bench's names -------------------------------------------------
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
-          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom");
+          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom, reopen "
+          "(close, then time the open)");
 ABSL_FLAG(uint64_t, num, 1000000, "bench: keys (and operations per benchmark)");
 ABSL_FLAG(int, key_size, 16, "bench: key bytes");
 ABSL_FLAG(int, value_size, 100, "bench: value bytes");
@@ -126,7 +127,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     config.benchmarks = absl::StrSplit(absl::GetFlag(FLAGS_benchmarks), ',', absl::SkipEmpty());
     for (const std::string& name : config.benchmarks) {
       if (name != "fillseq" && name != "fillrandom" && name != "overwrite" && name != "readrandom" &&
-          name != "readseq" && name != "deleterandom") {
+          name != "readseq" && name != "deleterandom" && name != "reopen") {
         return Usage("unknown benchmark '" + name + "'");
       }
     }

@@ -54,6 +54,9 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
     }
     const Leaf* leaf = LeafAt(offset);
     const LeafHeader& h = leaf->header;
+    // A chain walk waits for each leaf in turn; the next one loads while
+    // this one is checked.
+    if (h.next >= heap_offset_ && h.next <= length - kLeafBytes) PrefetchLeaf(h.next);
     bool sane = h.count <= kLeafSlots;
     for (int i = 0; sane && i < h.count; ++i) sane = h.perm[i] < kLeafSlots;
     if (!sane || LeafChecksum(h, *leaf) != h.checksum) {
@@ -69,7 +72,7 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
       if (record.key <= previous && separators_.size() > 1) {
         return absl::DataLossError(absl::StrCat("index leaf at offset ", offset, " is out of key order"));
       }
-      previous = std::string(record.key);
+      previous.assign(record.key);  // keeps its buffer: no allocation per leaf
       separators_.Set(previous, offset);
     }
     offset = h.next;

@@ -73,13 +73,21 @@ void SeparatorMap::Clear() {
 
 void SeparatorMap::Set(std::string_view separator, uint64_t leaf) {
   const Probe probe(separator);
-  if (auto it = map_.find(probe); it != map_.end()) {
-    it->second = leaf;
-    return;
+  // Opening a pool adds the separators in order: each goes at the end.
+  const bool last = map_.empty() || Order()(std::prev(map_.end())->first, probe) < 0;
+  if (!last) {
+    if (auto it = map_.find(probe); it != map_.end()) {
+      it->second = leaf;
+      return;
+    }
   }
   Key key{probe.hi, probe.lo, separator.size()};
   if (separator.size() > kInlineBytes) key.length_or_long = reinterpret_cast<uint64_t>(new std::string(separator));
-  map_.emplace(key, leaf);
+  if (last) {
+    map_.emplace_hint(map_.end(), key, leaf);
+  } else {
+    map_.emplace(key, leaf);
+  }
 }
 
 SeparatorMap::iterator SeparatorMap::Floor(std::string_view key) { return std::prev(map_.upper_bound(Probe(key))); }

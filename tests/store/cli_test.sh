@@ -59,8 +59,10 @@ expect 0 "stats --json" -- "$PMSTORE" stats "$POOL" --json
 grep -q '"keys": 2' "$DIR/out" || { echo "FAIL: stats --json keys"; failures=$((failures + 1)); }
 expect 0 "check of a clean pool" -- "$PMSTORE" check "$POOL"
 grep -q "^clean$" "$DIR/out" || { echo "FAIL: check output: $(cat "$DIR/out")"; failures=$((failures + 1)); }
-expect 0 "bench" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchmarks=fillseq,readrandom,readseq,overwrite,deleterandom --output-format=json
+expect 0 "bench" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchmarks=fillseq,readrandom,readseq,overwrite,deleterandom,reopen --output-format=json
 grep -q '"name": "readrandom"' "$DIR/out" && grep -q '"p999_us"' "$DIR/out" || { echo "FAIL: bench json: $(head -c 300 "$DIR/out")"; failures=$((failures + 1)); }
+jq -e '.benchmarks[] | select(.name == "reopen") | .ops == 1 and .seconds > 0' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench reopen: $(jq -c '.benchmarks[-1]' "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "bench --compare=lmdb" -- "$PMSTORE" bench "$DIR/bench2" --size=64M --num=1000 --compare=lmdb
 grep -q "ratio pmstore/lmdb" "$DIR/out" || { echo "FAIL: bench compare output"; failures=$((failures + 1)); }
 
