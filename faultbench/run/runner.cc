@@ -21,7 +21,7 @@
 #include "absl/strings/str_format.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/doctor/system_facts.h"
-#include "faultbench/measure/tick_clock.h"
+#include "pmstore/base/tick_clock.h"
 #include "faultbench/run/worker.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
@@ -32,6 +32,8 @@ namespace faultbench {
 namespace {
 
 using pmstore::base::FormatBytes;
+using pmstore::base::InvariantTscAvailable;
+using pmstore::base::MonotonicNs;
 using pmstore::base::kHugePageSize;
 using pmstore::base::RoundUp;
 

@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "faultbench/engine/io_engine.h"
-#include "faultbench/measure/tick_clock.h"
+#include "pmstore/base/tick_clock.h"
 #include "faultbench/workload/block_order.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
@@ -32,6 +32,9 @@
 namespace faultbench {
 namespace {
 
+using pmstore::base::MonotonicNs;
+using pmstore::base::ReadTicks;
+using pmstore::base::TickCalibration;
 using pmstore::mapping::Mapping;
 using pmstore::mapping::PoolFile;
 

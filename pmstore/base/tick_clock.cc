@@ -1,9 +1,9 @@
-#include "faultbench/measure/tick_clock.h"
+#include "pmstore/base/tick_clock.h"
 
 #include <fstream>
 #include <string>
 
-namespace faultbench {
+namespace pmstore::base {
 
 bool InvariantTscAvailable() {
   static const bool available = [] {
@@ -21,4 +21,4 @@ bool InvariantTscAvailable() {
   return available;
 }
 
-}  // namespace faultbench
+}  // namespace pmstore::base

@@ -1,7 +1,8 @@
-// The clock the run loop reads once per I/O.
+// The clock the tools read once per operation (faultbench's run loop,
+// pmstore bench).
 //
-// A 4 KiB memcpy takes a few hundred nanoseconds, so the clock must cost
-// little next to it: clock_gettime through the vDSO costs about 27 ns on a
+// A 4 KiB memcpy or a store lookup takes a few hundred nanoseconds, so the
+// clock must cost little next to it: clock_gettime through the vDSO costs about 27 ns on a
 // kvm-clock guest, the TSC about 11 ns. With an invariant TSC (constant_tsc
 // and nonstop_tsc) the loop reads ticks, and the tick rate is measured
 // against CLOCK_MONOTONIC over the run itself (TickCalibration), so no
@@ -16,7 +17,7 @@
 #include <x86intrin.h>
 #endif
 
-namespace faultbench {
+namespace pmstore::base {
 
 inline uint64_t MonotonicNs() {
   timespec ts;
@@ -58,4 +59,4 @@ class TickCalibration {
   uint64_t start_ns_ = 0, stop_ns_ = 0, start_ticks_ = 0, stop_ticks_ = 0;
 };
 
-}  // namespace faultbench
+}  // namespace pmstore::base
