@@ -56,7 +56,7 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
     const LeafHeader& h = leaf->header;
     // A chain walk waits for each leaf in turn; the next one loads while
     // this one is checked.
-    if (h.next >= heap_offset_ && h.next <= length - kLeafBytes) PrefetchLeaf(h.next);
+    if (h.next != 0) PrefetchLeaf(h.next);
     bool sane = h.count <= kLeafSlots;
     for (int i = 0; sane && i < h.count; ++i) sane = h.perm[i] < kLeafSlots;
     if (!sane || LeafChecksum(h, *leaf) != h.checksum) {
@@ -116,11 +116,10 @@ int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view
     // free one may still hold a deleted entry.
     const uint64_t named = MatchBytes64(&header, static_cast<uint8_t>(slot)) & perm_bits;
     if (named == 0) continue;
-    // The record's next two lines (a small value's bytes) load while its
+    // The record's next lines (a small value's bytes) load while its
     // first is read for the key comparison.
     const uint64_t record = leaf.slots[slot].record;
-    __builtin_prefetch(base_ + record + 64);
-    __builtin_prefetch(base_ + record + 128);
+    Prefetch(record + 64, kSmallRecordBytes - 64);
     if (RecordKey(base_, pool_->length(), record) == key) {
       return std::countr_zero(named) - static_cast<int>(offsetof(LeafHeader, perm));
     }
@@ -128,8 +127,9 @@ int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view
   return -1;
 }
 
-void LeafIndex::PrefetchLeaf(uint64_t offset) const {
-  for (uint64_t line = 0; line < sizeof(Leaf); line += 64) __builtin_prefetch(base_ + offset + line);
+void LeafIndex::Prefetch(uint64_t offset, uint64_t bytes) const {
+  if (offset >= pool_->length()) return;  // a damaged offset: nothing worth loading
+  for (uint64_t line = 0; line < bytes; line += 64) __builtin_prefetch(base_ + offset + line);
 }
 
 uint64_t LeafIndex::Lookup(std::string_view key) const {
@@ -144,15 +144,24 @@ uint64_t LeafIndex::Lookup(std::string_view key) const {
 }
 
 void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const {
+  // Records lie where they were allocated, not in key order, so each visit
+  // would wait for a miss: they are requested kScanAhead visits early, and
+  // the next leaf when a leaf is entered.
+  constexpr int kScanAhead = 8;
   uint64_t offset = FindLeaf(target);
   bool found = false;
   int pos = Search(LeafAt(offset)->header, LeafAt(offset)->slots, target, &found);
   while (offset != 0) {
     const Leaf* leaf = LeafAt(offset);
-    for (; pos < leaf->header.count; ++pos) {
-      if (!visit(leaf->slots[leaf->header.perm[pos]].record)) return;
+    const LeafHeader& header = leaf->header;
+    const auto record_at = [&](int i) { return leaf->slots[header.perm[i]].record; };
+    if (header.next != 0) PrefetchLeaf(header.next);
+    for (int i = pos; i < std::min<int>(pos + kScanAhead, header.count); ++i) Prefetch(record_at(i), kSmallRecordBytes);
+    for (; pos < header.count; ++pos) {
+      if (pos + kScanAhead < header.count) Prefetch(record_at(pos + kScanAhead), kSmallRecordBytes);
+      if (!visit(record_at(pos))) return;
     }
-    offset = leaf->header.next;
+    offset = header.next;
     pos = 0;
   }
 }
