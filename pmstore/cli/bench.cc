@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -50,7 +51,7 @@ double PercentileUs(std::vector<uint32_t>& ticks, double q, double ns_per_tick) 
   if (ticks.empty()) return 0;
   const size_t i = std::min(ticks.size() - 1, static_cast<size_t>(q * ticks.size()));
   std::nth_element(ticks.begin(), ticks.begin() + i, ticks.end());
-  return ticks[i] * ns_per_tick / 1000.0;
+  return std::round(ticks[i] * ns_per_tick) / 1000.0;  // whole nanoseconds
 }
 
 absl::StatusOr<Result> RunOne(KvEngine& engine, const std::string& name, const BenchConfig& config) {
@@ -166,7 +167,7 @@ absl::StatusOr<Result> TimeReopen(const std::string& kind, const BenchConfig& co
   result.name = "reopen";
   result.ops = 1;
   result.seconds = seconds;
-  result.p50_us = result.p99_us = result.p999_us = seconds * 1e6;
+  result.p50_us = result.p99_us = result.p999_us = std::round(seconds * 1e9) / 1000.0;
   return result;
 }
 
