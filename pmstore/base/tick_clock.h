@@ -2,8 +2,8 @@
 // pmstore bench).
 //
 // A 4 KiB memcpy or a store lookup takes a few hundred nanoseconds, so the
-// clock must cost little next to it: clock_gettime through the vDSO costs about 27 ns on a
-// kvm-clock guest, the TSC about 11 ns. With an invariant TSC (constant_tsc
+// clock must cost little next to it: clock_gettime through the vDSO costs
+// about 27 ns on a kvm-clock guest, the TSC about 11 ns. With an invariant TSC (constant_tsc
 // and nonstop_tsc) the loop reads ticks, and the tick rate is measured
 // against CLOCK_MONOTONIC over the run itself (TickCalibration), so no
 // frequency is assumed. Without one, ticks are CLOCK_MONOTONIC nanoseconds.

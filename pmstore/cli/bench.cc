@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -153,8 +153,8 @@ absl::StatusOr<std::unique_ptr<KvEngine>> OpenEngine(const std::string& kind, co
   return kind == "lmdb" ? OpenLmdbEngine(engine_config) : OpenPmstoreEngine(engine_config);
 }
 
-// reopen: one operation, the open of a closed engine (pmstore's target is
-// 50 ms with 1 M keys: the index lives in the pool and is not rebuilt).
+// reopen: one operation, the open of the engine just closed (for pmstore:
+// mapping the pool, replaying the last two commits, walking the leaves).
 absl::StatusOr<Result> TimeReopen(const std::string& kind, const BenchConfig& config,
                                   std::unique_ptr<KvEngine>* engine) {
   engine->reset();

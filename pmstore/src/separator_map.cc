@@ -1,8 +1,8 @@
 #include "pmstore/src/separator_map.h"
 
 #include <algorithm>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "pmstore/src/format.h"
