@@ -119,7 +119,7 @@ int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view
     // The record's next lines (a small value's bytes) load while its
     // first is read for the key comparison.
     const uint64_t record = leaf.slots[slot].record;
-    Prefetch(record + 64, kSmallRecordBytes - 64);
+    PrefetchBytes(record + 64, kSmallRecordBytes - 64);
     if (RecordKey(base_, pool_->length(), record) == key) {
       return std::countr_zero(named) - static_cast<int>(offsetof(LeafHeader, perm));
     }
@@ -127,7 +127,7 @@ int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view
   return -1;
 }
 
-void LeafIndex::Prefetch(uint64_t offset, uint64_t bytes) const {
+void LeafIndex::PrefetchBytes(uint64_t offset, uint64_t bytes) const {
   if (offset >= pool_->length()) return;  // a damaged offset: nothing worth loading
   for (uint64_t line = 0; line < bytes; line += 64) __builtin_prefetch(base_ + offset + line);
 }
@@ -156,9 +156,11 @@ void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint6
     const LeafHeader& header = leaf->header;
     const auto record_at = [&](int i) { return leaf->slots[header.perm[i]].record; };
     if (header.next != 0) PrefetchLeaf(header.next);
-    for (int i = pos; i < std::min<int>(pos + kScanAhead, header.count); ++i) Prefetch(record_at(i), kSmallRecordBytes);
+    for (int i = pos; i < std::min<int>(pos + kScanAhead, header.count); ++i) {
+      PrefetchBytes(record_at(i), kSmallRecordBytes);
+    }
     for (; pos < header.count; ++pos) {
-      if (pos + kScanAhead < header.count) Prefetch(record_at(pos + kScanAhead), kSmallRecordBytes);
+      if (pos + kScanAhead < header.count) PrefetchBytes(record_at(pos + kScanAhead), kSmallRecordBytes);
       if (!visit(record_at(pos))) return;
     }
     offset = header.next;

@@ -53,8 +53,8 @@ class LeafIndex {
  private:
   const Leaf* LeafAt(uint64_t offset) const { return reinterpret_cast<const Leaf*>(base_ + offset); }
   // Starts loading [offset, offset + bytes) of the pool into the cache.
-  void Prefetch(uint64_t offset, uint64_t bytes) const;
-  void PrefetchLeaf(uint64_t offset) const { Prefetch(offset, sizeof(Leaf)); }
+  void PrefetchBytes(uint64_t offset, uint64_t bytes) const;
+  void PrefetchLeaf(uint64_t offset) const { PrefetchBytes(offset, sizeof(Leaf)); }
   // What a lookup or a scan prefetches of a record: the header, the key
   // and about 130 bytes of value (db_bench's 16 B keys and 100 B values).
   static constexpr uint64_t kSmallRecordBytes = 192;
