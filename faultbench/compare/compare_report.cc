@@ -24,6 +24,13 @@ std::string Workload(const CompareConfig& config) {
                          pmstore::base::FormatBytes(config.job.size), config.job.numjobs);
 }
 
+// "PMD/PTE (mmap): 2.50 -> PMD faster x2.50", as the text and the plot show it.
+std::string VerdictLine(const GroupVerdict& g) {
+  return absl::StrFormat("PMD/PTE (%s): %s%s", g.group,
+                         g.verdict.available ? absl::StrFormat("%.2f -> ", g.verdict.pmd_over_pte) : "",
+                         g.verdict.text);
+}
+
 }  // namespace
 
 std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome) {
@@ -38,9 +45,7 @@ std::string CompareText(const CompareConfig& config, const CompareOutcome& outco
   }
   absl::StrAppend(&out, "\n");
   for (const GroupVerdict& g : outcome.groups) {
-    absl::StrAppendFormat(&out, "PMD/PTE (%s): %s%s\n", g.group,
-                          g.verdict.available ? absl::StrFormat("%.2f -> ", g.verdict.pmd_over_pte) : "",
-                          g.verdict.text);
+    absl::StrAppend(&out, VerdictLine(g), "\n");
     for (const auto& cause : g.verdict.causes) absl::StrAppend(&out, "  cause: ", cause, "\n");
   }
   return out;
@@ -69,10 +74,16 @@ json CompareJson(const CompareOutcome& outcome) {
 }
 
 absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome& outcome) {
-  std::vector<PlotBar> bars;
-  for (const VariantSummary& v : outcome.variants) bars.push_back({v.label, v.iops.median, v.iops.min, v.iops.max});
-  const std::string title = absl::StrFormat("faultbench compare: %s, %d repeat(s)", Workload(config), config.repeat);
-  return WriteTextFile(config.plot_path, RenderBarChartSvg(title, "IOPS", bars));
+  BarChart chart;
+  chart.title = absl::StrFormat("faultbench compare: %s, %d repeat(s)", Workload(config), config.repeat);
+  for (const GroupVerdict& g : outcome.groups) chart.subtitles.push_back(VerdictLine(g));
+  chart.unit = "IOPS";
+  for (const VariantSummary& v : outcome.variants) {
+    // The PMD share says whether a bar is what its label claims.
+    chart.bars.push_back({v.label, absl::StrFormat("PMD %.1f%%", v.pmd_share.median * 100), v.iops.median,
+                          v.iops.min, v.iops.max});
+  }
+  return WriteTextFile(config.plot_path, RenderBarChartSvg(chart));
 }
 
 }  // namespace faultbench

@@ -19,7 +19,8 @@ std::string CompareText(const CompareConfig& config, const CompareOutcome& outco
 //  "summary": {"pmd_over_pte": R, "verdict": "..."}} (summary = first group).
 nlohmann::json CompareJson(const CompareOutcome& outcome);
 
-// Median IOPS per variant with min-max whiskers, to config.plot_path.
+// Median IOPS per variant with min-max whiskers, each bar labelled with its
+// verified PMD share, and the verdicts under the title; to config.plot_path.
 absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome& outcome);
 
 }  // namespace faultbench

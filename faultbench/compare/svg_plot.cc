@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
@@ -12,49 +13,84 @@
 namespace faultbench {
 namespace {
 
+constexpr int kFontSize = 12, kTitleFontSize = 15, kLineHeight = 18;
+constexpr int kLeft = 80, kMargin = 20, kPlotHeight = 300, kMinSlot = 100, kMaxBarWidth = 80;
+
 std::string Escape(const std::string& text) {
   return absl::StrReplaceAll(text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
 }
 
-std::string Short(double value) {
-  if (value >= 1e6) return absl::StrFormat("%.2fM", value / 1e6);
-  if (value >= 1e3) return absl::StrFormat("%.1fk", value / 1e3);
-  return absl::StrFormat("%.1f", value);
+// Wide enough for any sans-serif face: its average glyph is about 0.55 em.
+int TextWidth(const std::string& text, int font_size) {
+  return static_cast<int>(std::ceil(static_cast<double>(text.size()) * font_size * 0.6));
+}
+
+// 1, 2, 2.5 or 5 times a power of ten, the smallest such step that covers
+// `top` in five steps.
+double AxisStep(double top) {
+  const double raw = top / 5;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double factor : {1.0, 2.0, 2.5, 5.0}) {
+    if (raw <= factor * magnitude * (1 + 1e-9)) return factor * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+// 1.5M, 250k, 12.5: %g drops the zeros a round axis value does not need.
+std::string Short(double value, int precision) {
+  if (value >= 1e6) return absl::StrFormat("%.*gM", precision, value / 1e6);
+  if (value >= 1e3) return absl::StrFormat("%.*gk", precision, value / 1e3);
+  return absl::StrFormat("%.*g", precision, value);
 }
 
 }  // namespace
 
-std::string RenderBarChartSvg(const std::string& title, const std::string& unit, const std::vector<PlotBar>& bars) {
-  const int bar_width = 60, gap = 40, left = 80, top = 50, height = 300, bottom = 70;
-  const int width = left + static_cast<int>(bars.size()) * (bar_width + gap) + gap;
-  double top_value = 0;
-  for (const PlotBar& b : bars) top_value = std::max({top_value, b.max, b.median});
-  if (top_value <= 0) top_value = 1;
-  top_value *= 1.1;
-  auto y = [&](double v) { return top + height - v / top_value * height; };
+std::string RenderBarChartSvg(const BarChart& chart) {
+  const int bar_count = std::max<int>(1, static_cast<int>(chart.bars.size()));
+  int text_width = TextWidth(chart.title, kTitleFontSize);
+  for (const std::string& line : chart.subtitles) text_width = std::max(text_width, TextWidth(line, kFontSize));
+  const std::string footer = "bars: median; whiskers: min-max across repeats";
+  text_width = std::max(text_width, TextWidth(footer, kFontSize));
+  const int plot_width = std::max(bar_count * kMinSlot, text_width - kLeft + kMargin);
+  const int width = kLeft + plot_width + kMargin;
+  const int slot = plot_width / bar_count;
+  const int bar_width = std::min(kMaxBarWidth, slot * 3 / 5);
+
+  const int top = 34 + static_cast<int>(chart.subtitles.size()) * kLineHeight + 16;
+  const int height = top + kPlotHeight + 3 * kLineHeight + 28;
+  double highest = 0;
+  for (const PlotBar& b : chart.bars) highest = std::max({highest, b.max, b.median});
+  if (highest <= 0) highest = 1;
+  const double step = AxisStep(highest * 1.05);
+  const double axis_top = std::ceil(highest * 1.05 / step) * step;
+  auto y = [&](double v) { return top + kPlotHeight - v / axis_top * kPlotHeight; };
 
   std::string svg = absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-      "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-      "<text x=\"%d\" y=\"24\" font-size=\"15\">%s</text>\n",
-      width, top + height + bottom, left, Escape(title));
-  // Axis with five gridlines.
-  for (int i = 0; i <= 5; ++i) {
-    const double v = top_value * i / 5;
+      "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+      "<text x=\"%d\" y=\"24\" font-size=\"%d\">%s</text>\n",
+      width, height, kFontSize, kMargin, kTitleFontSize, Escape(chart.title));
+  for (size_t i = 0; i < chart.subtitles.size(); ++i) {
+    absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#333\">%s</text>\n", kMargin,
+                          44 + static_cast<int>(i) * kLineHeight, Escape(chart.subtitles[i]));
+  }
+  const int ticks = static_cast<int>(std::lround(axis_top / step));
+  for (int i = 0; i <= ticks; ++i) {
+    const double v = step * i;
     absl::StrAppendFormat(&svg,
                           "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
                           "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                          left, width - gap / 2, y(v), y(v), left - 6, y(v) + 4, Short(v));
+                          kLeft, kLeft + plot_width, y(v), y(v), kLeft - 6, y(v) + 4, Short(v, 6));
   }
   absl::StrAppendFormat(&svg, "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\">%s</text>\n",
-                        top + height / 2, top + height / 2, Escape(unit));
+                        top + kPlotHeight / 2, top + kPlotHeight / 2, Escape(chart.unit));
   static const char* const kColours[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#76b7b2", "#b07aa1"};
-  for (size_t i = 0; i < bars.size(); ++i) {
-    const PlotBar& b = bars[i];
-    const int x = left + gap + static_cast<int>(i) * (bar_width + gap);
-    const int mid = x + bar_width / 2;
+  for (size_t i = 0; i < chart.bars.size(); ++i) {
+    const PlotBar& b = chart.bars[i];
+    const int mid = kLeft + static_cast<int>(i) * slot + slot / 2;
+    const int x = mid - bar_width / 2;
     absl::StrAppendFormat(&svg, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n", x,
-                          y(b.median), bar_width, top + height - y(b.median), kColours[i % 6]);
+                          y(b.median), bar_width, top + kPlotHeight - y(b.median), kColours[i % 6]);
     absl::StrAppendFormat(&svg,
                           "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n"
                           "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n"
@@ -62,12 +98,15 @@ std::string RenderBarChartSvg(const std::string& title, const std::string& unit,
                           mid, mid, y(b.min), y(b.max), mid - 8, mid + 8, y(b.min), y(b.min), mid - 8, mid + 8,
                           y(b.max), y(b.max));
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", mid,
-                          y(b.max) - 6, Short(b.median));
+                          y(b.max) - 6, Short(b.median, 3));
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", mid,
-                          top + height + 18, Escape(b.label));
+                          top + kPlotHeight + kLineHeight, Escape(b.label));
+    if (!b.note.empty()) {
+      absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n", mid,
+                            top + kPlotHeight + 2 * kLineHeight, Escape(b.note));
+    }
   }
-  absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#555\">bars: median; whiskers: min-max across repeats</text>\n",
-                        left, top + height + bottom - 12);
+  absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s</text>\n", kMargin, height - 14, footer);
   svg += "</svg>\n";
   return svg;
 }

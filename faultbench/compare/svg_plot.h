@@ -11,11 +11,21 @@
 namespace faultbench {
 
 struct PlotBar {
-  std::string label;
+  std::string label;  // under the bar
+  std::string note;   // a second line under it (e.g. "PMD 99.2%"); may be empty
   double median = 0, min = 0, max = 0;
 };
 
-std::string RenderBarChartSvg(const std::string& title, const std::string& unit, const std::vector<PlotBar>& bars);
+struct BarChart {
+  std::string title;
+  std::vector<std::string> subtitles;  // one line each, under the title (e.g. the verdicts)
+  std::string unit;                    // the value axis
+  std::vector<PlotBar> bars;
+};
+
+// The chart is as wide as its longest line of text needs, and the value
+// axis steps by 1, 2, 2.5 or 5 times a power of ten, so its labels are round.
+std::string RenderBarChartSvg(const BarChart& chart);
 
 absl::Status WriteTextFile(const std::string& path, const std::string& text);
 
