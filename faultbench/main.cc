@@ -31,6 +31,7 @@ ABSL_FLAG(bool, time_based, false, "run: repeat passes over the file until --run
 ABSL_FLAG(int, loops, 1, "run: passes over the file (each covers every block once)");
 ABSL_FLAG(std::string, ramp_time, "", "run: run this long before measuring");
 ABSL_FLAG(uint64_t, randseed, 0x89, "run: seed of the random block order (fio's default 137)");
+ABSL_FLAG(bool, unlink, false, "run: delete the job's files when the run is done (compare: after the last run)");
 // --- run and compare: faultbench's own ------------------------------------------
 ABSL_FLAG(std::string, mapping, "auto", "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible) or auto (as fio)");
 ABSL_FLAG(std::string, engine, "mmap", "run: mmap (memcpy) or pmem2 (libpmem2 memcpy + persist, like fio's libpmem)");
@@ -88,7 +89,7 @@ const std::vector<Subcommand>& Subcommands() {
        "mapping, e.g. truncated underneath the run: the message names file and offset),\n"
        "3 --strict and the mapping differs.",
        {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
-        "time_based", "loops", "ramp_time", "randseed", "mapping", "engine", "map-sync", "prefault", "fresh-file",
+        "time_based", "loops", "ramp_time", "randseed", "unlink", "mapping", "engine", "map-sync", "prefault", "fresh-file",
         "strict", "cpunodebind", "membind", "preferred", "interleave", "output-format", "output"}},
       {"compare", "compare [flags]",
        "Run one workload per mapping mode, repeated in alternating order, and judge PMD vs PTE.",
@@ -99,7 +100,7 @@ const std::vector<Subcommand>& Subcommands() {
        "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
        {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
-        "time_based", "loops", "ramp_time", "randseed", "engine", "map-sync", "prefault", "cpunodebind", "membind",
+        "time_based", "loops", "ramp_time", "randseed", "unlink", "engine", "map-sync", "prefault", "cpunodebind", "membind",
         "preferred", "interleave", "output-format", "output", "modes", "engines", "numa-sets", "repeat",
         "reuse-file", "plot", "save-json"}},
   };
@@ -149,6 +150,7 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
   job.map_sync = absl::GetFlag(FLAGS_map_sync);
   job.prefault = absl::GetFlag(FLAGS_prefault);
   job.fresh_file = absl::GetFlag(FLAGS_fresh_file);
+  job.unlink = absl::GetFlag(FLAGS_unlink);
   return job;
 }
 

@@ -221,6 +221,7 @@ JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   job.engine = variant.engine;
   job.numa = variant.numa.options;
   job.fresh_file = !config.reuse_file;
+  job.unlink = false;  // RunComparison deletes the files after the last run: the verdict's causes may examine them
   return job;
 }
 
@@ -268,6 +269,16 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
     outcome.variants.push_back(Summarize(variants[i], samples[i], files[i]));
   }
   outcome.groups = JudgeGroups(outcome.variants, config.reuse_file);
+  if (config.job.unlink) {
+    for (const std::vector<std::string>& variant_files : files) {
+      for (const std::string& file : variant_files) {
+        if (absl::Status s = UnlinkJobFile(file); !s.ok()) {
+          std::fprintf(stderr, "faultbench: %s\n", std::string(s.message()).c_str());
+          exit_code = 1;
+        }
+      }
+    }
+  }
   return outcome;
 }
 

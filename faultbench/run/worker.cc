@@ -14,10 +14,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "faultbench/engine/io_engine.h"
-#include "pmstore/base/tick_clock.h"
 #include "faultbench/workload/block_order.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
+#include "pmstore/base/tick_clock.h"
 #include "pmstore/mapping/mapping.h"
 #include "pmstore/mapping/pool_file.h"
 #include "pmstore/mapping/verify.h"

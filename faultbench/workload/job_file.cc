@@ -101,6 +101,7 @@ absl::Status ApplyJobOption(JobOptions& job, std::string_view raw_key, std::stri
   else if (key == "mapping") { PMSTORE_ASSIGN_OR_RETURN(job.mapping, pmstore::mapping::ParsePageIntent(value)); }
   else if (key == "map_sync") { PMSTORE_ASSIGN_OR_RETURN(job.map_sync, ParseBool(key, value)); }
   else if (key == "prefault") { PMSTORE_ASSIGN_OR_RETURN(job.prefault, ParseBool(key, value)); }
+  else if (key == "unlink") { PMSTORE_ASSIGN_OR_RETURN(job.unlink, ParseBool(key, value)); }
   else if (key == "fresh_file") { PMSTORE_ASSIGN_OR_RETURN(job.fresh_file, ParseBool(key, value)); }
   else if (key == "numa_cpu_nodes" || key == "cpunodebind") job.numa.cpunodebind = std::string(value);
   else if (key == "numa_mem_policy") return ApplyMemPolicy(job, value);

@@ -52,6 +52,7 @@ struct JobOptions {
   int loops = 1;
   double ramp_time_s = 0;    // I/O in this first interval is not measured
   uint64_t randseed = 0x89;  // fio's default seed
+  bool unlink = false;       // delete the job's files when the run is done
 
   // --- faultbench's own -----------------------------------------------------
   pmstore::mapping::PageIntent mapping = pmstore::mapping::PageIntent::kAuto;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -75,6 +76,33 @@ TEST(FaultbenchCli, OutputFileAndCsv) {
   std::getline(in, row);
   EXPECT_EQ(header.rfind("jobname,", 0), 0u);
   EXPECT_EQ(row.rfind("faultbench,0,", 0), 0u);
+}
+
+TEST(FaultbenchCli, UnlinkDeletesTheJobFilesOnceTheRunHasBeenVerified) {
+  TempDir dir;
+  const std::string jobs = dir.File("jobs");
+  std::filesystem::create_directory(jobs);
+  Result kept = Faultbench("run --directory=" + jobs + " --size=4M --numjobs=2 --rw=randwrite", dir);
+  ASSERT_EQ(kept.status, 0) << kept.err;
+  EXPECT_TRUE(std::filesystem::exists(jobs + "/faultbench.1.0")) << "fio's default keeps the files";
+
+  Result r = Faultbench("run --directory=" + jobs + " --size=4M --numjobs=2 --rw=randwrite --unlink --output-format=json",
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(jobs));
+  const nlohmann::json mapping = nlohmann::json::parse(r.out).at("jobs").at(1).at("faultbench").at("mapping");
+  EXPECT_EQ(mapping.at("pmd_bytes").get<uint64_t>() + mapping.at("pte_bytes").get<uint64_t>(), 4u << 20)
+      << "verified before the file went";
+}
+
+TEST(FaultbenchCli, CompareWithUnlinkLeavesNoFileBehind) {
+  TempDir dir;
+  const std::string jobs = dir.File("jobs");
+  std::filesystem::create_directory(jobs);
+  Result r = Faultbench("compare --directory=" + jobs + " --size=4M --rw=randwrite --repeat=1 --unlink", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("PMD/PTE (mmap)"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::is_empty(jobs));
 }
 
 TEST(FaultbenchCli, BadInputIsOneLineAndExitTwo) {

@@ -54,6 +54,13 @@ TEST(JobFile, FioNumaAndEngineOptionsMapToFaultbenchOnes) {
   EXPECT_DOUBLE_EQ((*jobs)[1].runtime_s, 2.0);
 }
 
+TEST(JobFile, UnlinkIsFiosBooleanAndOffByDefault) {
+  auto jobs = ParseJobFile("[global]\nsize=1M\n[kept]\n[deleted]\nunlink=1\n", JobOptions{});
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_FALSE((*jobs)[0].unlink);
+  EXPECT_TRUE((*jobs)[1].unlink);
+}
+
 TEST(JobFile, NoJobSectionIsAnError) {
   EXPECT_FALSE(ParseJobFile("[global]\nsize=1M\n", JobOptions{}).ok());
   EXPECT_FALSE(ParseJobFile("size=1M\n", JobOptions{}).ok());
