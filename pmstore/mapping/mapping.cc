@@ -140,9 +140,11 @@ absl::Status Mapping::MapPieceMmap(const PoolFile& file, uint64_t offset, uint64
   }
   if (base_ == nullptr) base_ = static_cast<char*>(addr);
   Advise(base_ + offset, length);
-  granularity_ = options_.map_sync ? Granularity::kCacheLine : Granularity::kPage;
-  map_sync_ = options_.map_sync;
-  ops_ = options_.map_sync ? CacheLinePersistOps() : MsyncPersistOps();
+  if (offset == 0) {  // the persist strategy is chosen once; Extend keeps it
+    granularity_ = options_.map_sync ? Granularity::kCacheLine : Granularity::kPage;
+    map_sync_ = options_.map_sync;
+    ops_ = options_.map_sync ? CacheLinePersistOps() : MsyncPersistOps();
+  }
   length_ = offset + length;
   return absl::OkStatus();
 }
@@ -177,7 +179,17 @@ absl::Status Mapping::MapPiecePmem2(const PoolFile& file, uint64_t offset, uint6
 
   if (base_ == nullptr) base_ = static_cast<char*>(pmem2_map_get_address(map));
   Advise(base_ + offset, length);
-  granularity_ = FromPmem2(pmem2_map_get_store_granularity(map));
+  const Granularity granularity = FromPmem2(pmem2_map_get_store_granularity(map));
+  if (offset != 0) {
+    // The persist strategy was chosen with the first piece, and callers
+    // hold its functions: a later piece of the same file must agree.
+    length_ = offset + length;
+    if (granularity == granularity_) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat("libpmem2 mapped bytes ", offset, "+ of ", file.path(), " with ",
+                                            std::string(GranularityName(granularity)), " granularity, the first bytes with ",
+                                            std::string(GranularityName(granularity_))));
+  }
+  granularity_ = granularity;
   // libpmem2 uses MAP_SYNC exactly when the file is DAX and it could get
   // cache-line granularity from it (PMEM2_FORCE_GRANULARITY only changes
   // the reported granularity, not the mapping flags).

@@ -13,7 +13,9 @@
 // place (Extend) without moving data that callers point into.
 //
 // Thread-safety: the accessors are const and safe from any thread; Extend
-// must not race with another Extend or with destruction.
+// must not race with another Extend, with length(), or with destruction.
+// Extend never changes the persist strategy (granularity, map_sync, ops),
+// so Persist may run while another thread extends.
 #pragma once
 
 #include <cstdint>
