@@ -44,6 +44,22 @@ __attribute__((no_sanitize("address", "thread"))) uint64_t TouchEveryPage(char* 
   return Faults() - before;
 }
 
+// Touches every page of the mapping, then reads back what the kernel
+// mapped with the best method this kernel has.
+struct Touched {
+  uint64_t faults = 0;
+  MappingCensus census;
+};
+
+Touched TouchAndVerify(const Mapping& m) {
+  Touched t;
+  t.faults = TouchEveryPage(m.address(), m.length());
+  auto census = VerifyMapping(m.address(), m.length());
+  EXPECT_TRUE(census.ok()) << census.status();
+  if (census.ok()) t.census = *census;
+  return t;
+}
+
 std::unique_ptr<Mapping> MapNew(const std::string& path, MapOptions options, uint64_t size = kSize) {
   auto file = PoolFile::Open(path, OpenMode::kCreateExclusive, size);
   EXPECT_TRUE(file.ok()) << file.status();
@@ -59,11 +75,9 @@ TEST_P(MappingOnFs, PmdIntentOnExt4IsVerifiedPmdMapped) {
   auto m = MapNew(dir.File("f"), {.intent = PageIntent::kPmd, .engine = GetParam()});
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(m->address()) % kHugePageSize, 0u);
-  const uint64_t faults = TouchEveryPage(m->address(), m->length());
-  auto census = VerifyMapping(m->address(), m->length());
-  ASSERT_TRUE(census.ok()) << census.status();
-  EXPECT_GE(census->pmd_bytes, kSize * 95 / 100) << "pte_bytes=" << census->pte_bytes;
-  EXPECT_LE(faults, 2 * kSize / kHugePageSize + 16) << "about one write fault per 2 MiB";
+  const Touched t = TouchAndVerify(*m);
+  EXPECT_GE(t.census.pmd_bytes, kSize * 95 / 100) << "pte_bytes=" << t.census.pte_bytes;
+  EXPECT_LE(t.faults, 2 * kSize / kHugePageSize + 16) << "about one write fault per 2 MiB";
 }
 
 TEST_P(MappingOnFs, PteIntentOnExt4HasNoPmdBytes) {
@@ -71,16 +85,14 @@ TEST_P(MappingOnFs, PteIntentOnExt4HasNoPmdBytes) {
   auto m = MapNew(dir.File("f"), {.intent = PageIntent::kPte, .engine = GetParam()});
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(m->address()) % kHugePageSize, kPageSize);
-  const uint64_t faults = TouchEveryPage(m->address(), m->length());
-  auto census = VerifyMapping(m->address(), m->length());
-  ASSERT_TRUE(census.ok()) << census.status();
-  EXPECT_EQ(census->pmd_bytes, 0u);
-  EXPECT_EQ(census->pte_bytes, kSize);
+  const Touched t = TouchAndVerify(*m);
+  EXPECT_EQ(t.census.pmd_bytes, 0u);
+  EXPECT_EQ(t.census.pte_bytes, kSize);
   // Kernel 6.18's ext4 caches the file in large folios, and a sequential
   // first write took 0.31 to 0.62 faults per 4 KiB page here, depending on
   // the memory's state (random writes take about one). Either is far above
   // the PMD mapping's one fault per 2 MiB, which is what this checks.
-  EXPECT_GE(faults, kSize / kPageSize / 8) << "many times the PMD mapping's " << kSize / kHugePageSize;
+  EXPECT_GE(t.faults, kSize / kPageSize / 8) << "many times the PMD mapping's " << kSize / kHugePageSize;
 }
 
 TEST_P(MappingOnFs, MapSyncOnAFileThatIsNotDaxIsAClearError) {
@@ -138,10 +150,7 @@ TEST(MappingTmpfsTest, PmdIntentOnHugeAlwaysTmpfsIsPmdMapped) {
   SKIP_UNLESS_MOUNTED(mount);
   auto m = MapNew(mount.dir() + "/f", {.intent = PageIntent::kPmd});
   ASSERT_NE(m, nullptr);
-  TouchEveryPage(m->address(), m->length());
-  auto census = VerifyMapping(m->address(), m->length());
-  ASSERT_TRUE(census.ok());
-  EXPECT_GE(census->pmd_bytes, kSize * 95 / 100);
+  EXPECT_GE(TouchAndVerify(*m).census.pmd_bytes, kSize * 95 / 100);
   auto smaps = VerifyWithSmaps(m->address(), m->length());
   ASSERT_TRUE(smaps.ok());
   EXPECT_GE(smaps->pmd_bytes, kSize * 95 / 100) << "ShmemPmdMapped agrees with PAGEMAP_SCAN";
@@ -156,10 +165,7 @@ TEST(MappingTmpfsTest, AutoIntentTakesWhatMmapNullGivesAndCannotGrow) {
   ASSERT_TRUE(m.ok()) << m.status();
   // shmem_get_unmapped_area aligns huge tmpfs files itself, as fio relies on.
   EXPECT_EQ(reinterpret_cast<uintptr_t>((*m)->address()) % kHugePageSize, 0u);
-  TouchEveryPage((*m)->address(), (*m)->length());
-  auto census = VerifyMapping((*m)->address(), (*m)->length());
-  ASSERT_TRUE(census.ok());
-  EXPECT_GE(census->pmd_bytes, kSize * 95 / 100);
+  EXPECT_GE(TouchAndVerify(**m).census.pmd_bytes, kSize * 95 / 100);
   EXPECT_EQ((*m)->Extend(*file, 2 * kSize).code(), absl::StatusCode::kFailedPrecondition);
 }
 
@@ -168,11 +174,9 @@ TEST(MappingTmpfsTest, PmdIntentCannotOverrideHugeNever) {
   SKIP_UNLESS_MOUNTED(mount);
   auto m = MapNew(mount.dir() + "/f", {.intent = PageIntent::kPmd});
   ASSERT_NE(m, nullptr);
-  TouchEveryPage(m->address(), m->length());
-  auto census = VerifyMapping(m->address(), m->length());
-  ASSERT_TRUE(census.ok());
-  EXPECT_EQ(census->pmd_bytes, 0u);
-  EXPECT_EQ(census->pte_bytes, kSize);
+  const Touched t = TouchAndVerify(*m);
+  EXPECT_EQ(t.census.pmd_bytes, 0u);
+  EXPECT_EQ(t.census.pte_bytes, kSize);
 }
 
 TEST(MappingTmpfsTest, ForcedCacheLineGranularityComesFromLibpmem2) {
