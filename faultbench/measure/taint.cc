@@ -2,8 +2,12 @@
 
 #include <sys/utsname.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -41,6 +45,26 @@ std::string ReadGzip(const std::string& path) {
   return text;
 }
 
+// The signature a hypervisor puts in CPUID leaf 0x40000000 ("KVMKVMKVM",
+// "Microsoft Hv", ...); some advertise another's to be compatible with
+// its guests, so it is reported as the signature, not as a fact.
+std::string CpuidSignature() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned max_leaf = 0, b = 0, c = 0, d = 0;
+  __cpuid(0x40000000, max_leaf, b, c, d);
+  if (max_leaf < 0x40000000) return "";
+  char text[13] = {};
+  std::memcpy(text, &b, 4);
+  std::memcpy(text + 4, &c, 4);
+  std::memcpy(text + 8, &d, 4);
+  std::string signature(text);
+  while (!signature.empty() && signature.back() == ' ') signature.pop_back();
+  return signature.empty() ? "" : absl::StrCat("CPUID signature '", signature, "'");
+#else
+  return "";
+#endif
+}
+
 std::string HypervisorVendor() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
@@ -54,6 +78,7 @@ std::string HypervisorVendor() {
   if (!flagged) return "";
   std::string vendor = FirstLine("/sys/hypervisor/type");
   if (vendor.empty()) vendor = FirstLine("/sys/class/dmi/id/sys_vendor");
+  if (vendor.empty()) vendor = CpuidSignature();
   return vendor.empty() ? "unknown" : vendor;
 }
 
