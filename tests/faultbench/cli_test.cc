@@ -105,6 +105,19 @@ TEST(FaultbenchCli, CompareWithUnlinkLeavesNoFileBehind) {
   EXPECT_TRUE(std::filesystem::is_empty(jobs));
 }
 
+// The page-cache form of the 2016 carryover: a PTE pass faults the file
+// into 4 KiB folios, and a PMD mapping of the same cached file cannot use
+// PMD entries until they are dropped (fresh files map PMD, see run_test).
+TEST(FaultbenchCli, ReusedPageCacheFileKeepsThePmdRunsAtPteAndCompareSaysWhy) {
+  TempDir dir("/var/tmp");
+  const std::string jobs = dir.File("jobs");
+  std::filesystem::create_directory(jobs);
+  Result r = Faultbench("compare --directory=" + jobs + " --size=16M --rw=randwrite --repeat=1 --reuse-file", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("cause: not PMD-mapped after all"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("page cache still holds the file in the 4 KiB folios"), std::string::npos) << r.out;
+}
+
 TEST(FaultbenchCli, BadInputIsOneLineAndExitTwo) {
   TempDir dir;
   ExpectOneLineUsageError(Faultbench("run --directory=" + dir.path() + " --sise=1M", dir), "--sise");
