@@ -219,6 +219,10 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
     // not PMD-mapped, because then it is not a PTE-versus-PMD result at all.
     const bool regression = g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect;
     if (regression || pmd.pmd_share.median < 0.95) g.verdict.causes = RegressionCauses(pmd, reuse_file);
+    if (g.verdict.available && pmd.pmd_share.median < 0.95) {
+      g.verdict.text += absl::StrFormat(" (but the pmd runs were %.1f%% PMD-mapped: not a PMD result)",
+                                        pmd.pmd_share.median * 100);
+    }
     groups.push_back(std::move(g));
   }
   return groups;

@@ -115,6 +115,7 @@ TEST(FaultbenchCli, ReusedPageCacheFileKeepsThePmdRunsAtPteAndCompareSaysWhy) {
   Result r = Faultbench("compare --directory=" + jobs + " --size=16M --rw=randwrite --repeat=1 --reuse-file", dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("cause: not PMD-mapped after all"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PMD-mapped: not a PMD result)"), std::string::npos) << "the verdict says so too: " << r.out;
   EXPECT_NE(r.out.find("page cache still holds the file in the 4 KiB folios"), std::string::npos) << r.out;
 }
 
