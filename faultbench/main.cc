@@ -89,8 +89,8 @@ const std::vector<Subcommand>& Subcommands() {
        "mapping, e.g. truncated underneath the run: the message names file and offset),\n"
        "3 --strict and the mapping differs.",
        {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
-        "time_based", "loops", "ramp_time", "randseed", "unlink", "mapping", "engine", "map-sync", "prefault", "fresh-file",
-        "strict", "cpunodebind", "membind", "preferred", "interleave", "output-format", "output"}},
+        "time_based", "loops", "ramp_time", "randseed", "unlink", "mapping", "engine", "map-sync", "prefault",
+        "fresh-file", "strict", "cpunodebind", "membind", "preferred", "interleave", "output-format", "output"}},
       {"compare", "compare [flags]",
        "Run one workload per mapping mode, repeated in alternating order, and judge PMD vs PTE.",
        "Takes run's workload flags. Each variant (mode x engine x NUMA set) runs --repeat times on a\n"
@@ -100,8 +100,8 @@ const std::vector<Subcommand>& Subcommands() {
        "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
        {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
-        "time_based", "loops", "ramp_time", "randseed", "unlink", "engine", "map-sync", "prefault", "cpunodebind", "membind",
-        "preferred", "interleave", "output-format", "output", "modes", "engines", "numa-sets", "repeat",
+        "time_based", "loops", "ramp_time", "randseed", "unlink", "engine", "map-sync", "prefault", "cpunodebind",
+        "membind", "preferred", "interleave", "output-format", "output", "modes", "engines", "numa-sets", "repeat",
         "reuse-file", "plot", "save-json"}},
   };
   return kSubcommands;

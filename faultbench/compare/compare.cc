@@ -234,7 +234,7 @@ JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   job.engine = variant.engine;
   job.numa = variant.numa.options;
   job.fresh_file = !config.reuse_file;
-  job.unlink = false;  // RunComparison deletes the files after the last run: the verdict's causes may examine them
+  job.unlink = false;  // RunComparison deletes them after the last run: the verdict's causes examine them
   return job;
 }
 

@@ -48,8 +48,8 @@ std::string ReadGzip(const std::string& path) {
 // The signature a hypervisor puts in CPUID leaf 0x40000000 ("KVMKVMKVM",
 // "Microsoft Hv", ...); some advertise another's to be compatible with
 // its guests, so it is reported as the signature, not as a fact.
-std::string CpuidSignature() {
 #if defined(__x86_64__) || defined(__i386__)
+std::string CpuidSignature() {
   unsigned max_leaf = 0, b = 0, c = 0, d = 0;
   __cpuid(0x40000000, max_leaf, b, c, d);
   if (max_leaf < 0x40000000) return "";
@@ -60,10 +60,10 @@ std::string CpuidSignature() {
   std::string signature(text);
   while (!signature.empty() && signature.back() == ' ') signature.pop_back();
   return signature.empty() ? "" : absl::StrCat("CPUID signature '", signature, "'");
-#else
-  return "";
-#endif
 }
+#else
+std::string CpuidSignature() { return ""; }
+#endif
 
 std::string HypervisorVendor() {
   std::ifstream in("/proc/cpuinfo");
