@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -228,6 +229,21 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
   return groups;
 }
 
+// "./data (ext4, page cache)", "/mnt/t (tmpfs huge=always, shmem)": a
+// comparison means little without the file system it ran on.
+std::string Location(const JobOptions& job) {
+  const std::string path = job.directory.empty() ? job.filename : job.directory;
+  auto report = doctor::Examine(path);
+  if (!report.ok() && job.directory.empty()) {  // the file is created by the first run
+    const std::string parent = std::filesystem::path(job.filename).parent_path().string();
+    report = doctor::Examine(parent.empty() ? "." : parent);
+  }
+  if (!report.ok()) return path;
+  std::string fs = report->mount.fs_type;
+  if (!report->mount.tmpfs_huge.empty()) absl::StrAppend(&fs, " huge=", report->mount.tmpfs_huge);
+  return absl::StrCat(path, " (", fs, ", ", report->page_source, ")");
+}
+
 JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   JobOptions job = config.job;
   job.mapping = variant.mode;
@@ -249,6 +265,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
   for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant)}));
 
   CompareOutcome outcome;
+  outcome.location = Location(config.job);
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
   for (int r = 0; r < config.repeat; ++r) {

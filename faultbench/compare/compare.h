@@ -74,6 +74,7 @@ struct GroupVerdict {
   Verdict verdict;
 };
 struct CompareOutcome {
+  std::string location;  // "./data (ext4, page cache)": where the files lived
   std::vector<VariantSummary> variants;
   std::vector<GroupVerdict> groups;
   nlohmann::json runs = nlohmann::json::array();  // one full run document per run

@@ -34,8 +34,8 @@ std::string VerdictLine(const GroupVerdict& g) {
 }  // namespace
 
 std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome) {
-  std::string out = absl::StrFormat("faultbench compare: %s, %d repeat(s), %s files\n\n", Workload(config),
-                                    config.repeat, config.reuse_file ? "reused" : "fresh");
+  std::string out = absl::StrFormat("faultbench compare: %s, %d repeat(s), %s files\nin %s\n\n", Workload(config),
+                                    config.repeat, config.reuse_file ? "reused" : "fresh", outcome.location);
   absl::StrAppendFormat(&out, "%-22s %22s %10s %10s %10s %11s %7s\n", "variant", "IOPS median [min-max]",
                         "MiB/s", "p50 ns", "p99 ns", "faults/MiB", "PMD %");
   for (const VariantSummary& v : outcome.variants) {
@@ -70,12 +70,17 @@ json CompareJson(const CompareOutcome& outcome) {
   json summary = outcome.groups.empty()
                      ? json{{"pmd_over_pte", nullptr}, {"verdict", "no verdict: needs both pte and pmd runs"}}
                      : GroupJson(outcome.groups.front());
-  return {{"runs", outcome.runs}, {"variants", variants}, {"groups", groups}, {"summary", summary}};
+  return {{"location", outcome.location},
+          {"runs", outcome.runs},
+          {"variants", variants},
+          {"groups", groups},
+          {"summary", summary}};
 }
 
 absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome& outcome) {
   BarChart chart;
   chart.title = absl::StrFormat("faultbench compare: %s, %d repeat(s)", Workload(config), config.repeat);
+  chart.subtitles.push_back("in " + outcome.location);
   for (const GroupVerdict& g : outcome.groups) chart.subtitles.push_back(VerdictLine(g));
   chart.unit = "IOPS";
   for (const VariantSummary& v : outcome.variants) {

@@ -11,16 +11,17 @@
 
 namespace faultbench {
 
-// Header line, one row per variant (medians with the IOPS range), then one
+// Header lines (workload, location), one row per variant (medians with the IOPS range), then one
 // "PMD/PTE (group): R -> verdict" line per group and its causes.
 std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome);
 
-// {"runs": [...], "variants": [...], "groups": [...],
+// {"location": "DIR (fs, backing)", "runs": [...], "variants": [...], "groups": [...],
 //  "summary": {"pmd_over_pte": R, "verdict": "..."}} (summary = first group).
 nlohmann::json CompareJson(const CompareOutcome& outcome);
 
 // Median IOPS per variant with min-max whiskers, each bar labelled with its
-// verified PMD share, and the verdicts under the title; to config.plot_path.
+// verified PMD share, and the location and verdicts under the title; to
+// config.plot_path.
 absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome& outcome);
 
 }  // namespace faultbench

@@ -206,6 +206,10 @@ TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
   EXPECT_EQ(doc["runs"][2]["mode"], "pmd");
   EXPECT_TRUE(doc.at("summary").contains("pmd_over_pte"));
   EXPECT_TRUE(doc.at("summary").at("verdict").is_string());
+  // Where the runs were, and on what: /var/tmp is a page-cache file system.
+  const std::string location = doc.at("location");
+  EXPECT_EQ(location.rfind(dir.path() + " (", 0), 0u) << location;
+  EXPECT_NE(location.find(", page cache)"), std::string::npos) << location;
   std::ifstream svg(dir.File("cmp.svg"));
   std::string first;
   std::getline(svg, first);
