@@ -1,5 +1,7 @@
 #include "faultbench/workload/job_file.h"
 
+#include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +11,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
 
@@ -125,7 +128,7 @@ absl::StatusOr<std::vector<JobOptions>> ParseJobFile(std::string_view text, cons
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line.front() == '[') {
       if (line.back() != ']') {
-        return absl::InvalidArgumentError(absl::StrCat("job file line ", line_number, ": unclosed section '",
+        return absl::InvalidArgumentError(absl::StrCat("line ", line_number, ": unclosed section '",
                                                        std::string(line), "'"));
       }
       const std::string section(absl::StripAsciiWhitespace(line.substr(1, line.size() - 2)));
@@ -139,7 +142,7 @@ absl::StatusOr<std::vector<JobOptions>> ParseJobFile(std::string_view text, cons
       continue;
     }
     if (!in_global && current == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("job file line ", line_number, ": option outside a section"));
+      return absl::InvalidArgumentError(absl::StrCat("line ", line_number, ": option outside a section"));
     }
     const size_t eq = line.find('=');
     const absl::string_view key = absl::StripAsciiWhitespace(line.substr(0, eq));
@@ -149,21 +152,31 @@ absl::StatusOr<std::vector<JobOptions>> ParseJobFile(std::string_view text, cons
     absl::Status status = ApplyJobOption(target, std::string_view(key.data(), key.size()),
                                          std::string_view(value.data(), value.size()));
     if (!status.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("job file line ", line_number, ": ", status.message()));
+      return absl::InvalidArgumentError(absl::StrCat("line ", line_number, ": ", status.message()));
     }
     // [global] after a job section would not reach it in fio either; keep the
     // order rule simple: [global] options apply to the sections that follow.
   }
-  if (jobs.empty()) return absl::InvalidArgumentError("job file has no job section");
+  if (jobs.empty()) return absl::InvalidArgumentError("no job section ([name] before its options)");
   return jobs;
 }
 
 absl::StatusOr<std::vector<JobOptions>> ReadJobFile(const std::string& path, const JobOptions& defaults) {
+  if (std::filesystem::is_directory(path)) {
+    return absl::InvalidArgumentError(absl::StrCat("job file ", path, " is a directory (did you mean --directory?)"));
+  }
   std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read job file ", path));
+  if (!in) return pmstore::base::ErrnoStatus(errno, "open (job file)", path);
   std::stringstream text;
   text << in.rdbuf();
-  return ParseJobFile(text.str(), defaults);
+  auto jobs = ParseJobFile(text.str(), defaults);
+  if (!jobs.ok()) {
+    // "job file test.fio, line 3: unsupported option 'iodepth'"
+    const std::string why(jobs.status().message());
+    return absl::Status(jobs.status().code(),
+                        absl::StrCat("job file ", path, why.starts_with("line ") ? ", " : ": ", why));
+  }
+  return jobs;
 }
 
 }  // namespace faultbench

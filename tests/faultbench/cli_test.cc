@@ -145,7 +145,10 @@ TEST(FaultbenchCli, JobFileRunsAndUnsupportedOptionIsNamed) {
     std::ofstream job(dir.File("bad.fio"));
     job << "[a]\nsize=4M\ndirectory=" << dir.path() << "\niodepth=8\n";
   }
-  ExpectOneLineUsageError(Faultbench("run " + dir.File("bad.fio"), dir), "iodepth");
+  ExpectOneLineUsageError(Faultbench("run " + dir.File("bad.fio"), dir),
+                          "job file " + dir.File("bad.fio") + ", line 4: unsupported option 'iodepth'");
+  ExpectOneLineUsageError(Faultbench("run " + dir.path(), dir), "is a directory (did you mean --directory?)");
+  ExpectOneLineUsageError(Faultbench("run " + dir.File("missing.fio"), dir), "No such file or directory");
 }
 
 TEST(FaultbenchCli, StrictFailsWhenTheMappingDiffers) {
