@@ -40,6 +40,13 @@ Result Faultbench(const std::string& args, const TempDir& scratch) {
   return r;
 }
 
+// A directory of its own for a run's files, apart from the captured stderr.
+std::string JobsDir(const TempDir& dir) {
+  const std::string jobs = dir.File("jobs");
+  std::filesystem::create_directory(jobs);
+  return jobs;
+}
+
 void ExpectOneLineUsageError(const Result& r, const std::string& mentions) {
   EXPECT_EQ(r.status, 2) << r.err;
   ASSERT_FALSE(r.err.empty());
@@ -80,8 +87,7 @@ TEST(FaultbenchCli, OutputFileAndCsv) {
 
 TEST(FaultbenchCli, UnlinkDeletesTheJobFilesOnceTheRunHasBeenVerified) {
   TempDir dir;
-  const std::string jobs = dir.File("jobs");
-  std::filesystem::create_directory(jobs);
+  const std::string jobs = JobsDir(dir);
   Result kept = Faultbench("run --directory=" + jobs + " --size=4M --numjobs=2 --rw=randwrite", dir);
   ASSERT_EQ(kept.status, 0) << kept.err;
   EXPECT_TRUE(std::filesystem::exists(jobs + "/faultbench.1.0")) << "fio's default keeps the files";
@@ -97,8 +103,7 @@ TEST(FaultbenchCli, UnlinkDeletesTheJobFilesOnceTheRunHasBeenVerified) {
 
 TEST(FaultbenchCli, CompareWithUnlinkLeavesNoFileBehind) {
   TempDir dir;
-  const std::string jobs = dir.File("jobs");
-  std::filesystem::create_directory(jobs);
+  const std::string jobs = JobsDir(dir);
   Result r = Faultbench("compare --directory=" + jobs + " --size=4M --rw=randwrite --repeat=1 --unlink", dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("PMD/PTE (mmap)"), std::string::npos) << r.out;
@@ -110,8 +115,7 @@ TEST(FaultbenchCli, CompareWithUnlinkLeavesNoFileBehind) {
 // PMD entries until they are dropped (fresh files map PMD, see run_test).
 TEST(FaultbenchCli, ReusedPageCacheFileKeepsThePmdRunsAtPteAndCompareSaysWhy) {
   TempDir dir("/var/tmp");
-  const std::string jobs = dir.File("jobs");
-  std::filesystem::create_directory(jobs);
+  const std::string jobs = JobsDir(dir);
   Result r = Faultbench("compare --directory=" + jobs + " --size=16M --rw=randwrite --repeat=1 --reuse-file", dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("cause: not PMD-mapped after all"), std::string::npos) << r.out;
