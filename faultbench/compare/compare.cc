@@ -157,7 +157,8 @@ std::string CarryoverCause(const std::string& page_source) {
     return "--reuse-file: 4 KiB entries left by an earlier PTE pass over the same file can keep later "
            "mappings at PTE (DAX carryover)";
   }
-  return "--reuse-file: the " + (page_source.empty() ? std::string("page cache") : page_source) +
+  const std::string cache = page_source.empty() ? "page cache" : page_source;
+  return "--reuse-file: " + cache + " carryover: the " + cache +
          " still holds the file in the 4 KiB folios an earlier PTE pass faulted in, and a PMD entry needs a "
          "2 MiB folio (drop them: sync; echo 1 > /proc/sys/vm/drop_caches, or compare on fresh files)";
 }
