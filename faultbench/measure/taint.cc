@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -82,7 +83,21 @@ std::string HypervisorVendor() {
   return vendor.empty() ? "unknown" : vendor;
 }
 
+bool AnyBalloonReportsFreePages() {
+  std::error_code ec;
+  for (const auto& device : std::filesystem::directory_iterator("/sys/bus/virtio/devices", ec)) {
+    const std::string dir = device.path().string();
+    if (BalloonReportsFreePages(FirstLine(dir + "/device"), FirstLine(dir + "/features"))) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool BalloonReportsFreePages(const std::string& device_id, const std::string& features) {
+  constexpr size_t kReportingBit = 5;  // VIRTIO_BALLOON_F_REPORTING
+  return device_id == "0x0005" && features.size() > kReportingBit && features[kReportingBit] == '1';
+}
 
 std::vector<std::string> DebugOptionsIn(const std::string& config_text) {
   static const char* const kDebugOptions[] = {
@@ -120,6 +135,7 @@ MachineState ReadMachineState() {
   state.online_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   state.thp_defrag = doctor::ReadThpFacts().defrag;
   state.cpu_governor = FirstLine("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  state.free_page_reporting = AnyBalloonReportsFreePages();
   return state;
 }
 
@@ -135,6 +151,12 @@ std::vector<std::string> TaintLines(const MachineState& state, double cpu_busy_f
   if (!state.hypervisor.empty()) {
     lines.push_back(absl::StrCat("hypervisor: ", state.hypervisor,
                                  " (PAT/EPT effects differ from bare metal; a VM hid the 2016 PMD regression)"));
+  }
+  if (state.free_page_reporting) {
+    lines.push_back(
+        "free page reporting: the hypervisor takes back guest memory that stays free, so the first touch of it "
+        "costs host faults (a run after idle, or after deleting a big file, can be several times slower; "
+        "compare --repeat shows it as spread)");
   }
   if (state.load_average_1m > 0.5 * state.online_cpus) {
     lines.push_back(absl::StrFormat("other load: 1-minute load average %.2f on %d CPUs before the run",
