@@ -147,6 +147,32 @@ Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
   return v;
 }
 
+std::vector<std::string> MergeTaint(const std::vector<std::vector<std::string>>& runs_taint) {
+  std::vector<std::string> kinds, first_line;
+  std::vector<int> count;
+  for (const std::vector<std::string>& lines : runs_taint) {
+    std::vector<std::string> seen_in_run;
+    for (const std::string& line : lines) {
+      const std::string kind = line.substr(0, line.find(':'));
+      if (std::find(seen_in_run.begin(), seen_in_run.end(), kind) != seen_in_run.end()) continue;
+      seen_in_run.push_back(kind);
+      const auto at = std::find(kinds.begin(), kinds.end(), kind);
+      if (at == kinds.end()) {
+        kinds.push_back(kind);
+        first_line.push_back(line);
+        count.push_back(1);
+      } else {
+        ++count[static_cast<size_t>(at - kinds.begin())];
+      }
+    }
+  }
+  const int runs = static_cast<int>(runs_taint.size());
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (count[i] < runs) absl::StrAppendFormat(&first_line[i], " (%d of %d runs)", count[i], runs);
+  }
+  return first_line;
+}
+
 namespace {
 
 // What an earlier PTE pass over a reused file leaves behind, by what backs
@@ -269,6 +295,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
   outcome.location = Location(config.job);
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
+  std::vector<std::vector<std::string>> runs_taint;
   for (int r = 0; r < config.repeat; ++r) {
     for (size_t k = 0; k < variants.size(); ++k) {
       const size_t i = r % 2 == 0 ? k : variants.size() - 1 - k;  // alternate the order every repeat
@@ -288,6 +315,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
       }
       samples[i].push_back(sample);
       for (const WorkerResult& w : run->workers) files[i].push_back(w.file);
+      runs_taint.push_back(run->taint);
       outcome.runs.push_back({{"variant", variants[i].Label()},
                               {"mode", std::string(PageIntentName(variants[i].mode))},
                               {"engine", std::string(EngineName(variants[i].engine))},
@@ -300,6 +328,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
     outcome.variants.push_back(Summarize(variants[i], samples[i], files[i]));
   }
   outcome.groups = JudgeGroups(outcome.variants, config.reuse_file);
+  outcome.taint = MergeTaint(runs_taint);
   if (config.job.unlink) {
     for (const std::vector<std::string>& variant_files : files) {
       for (const std::string& file : variant_files) {

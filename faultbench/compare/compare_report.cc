@@ -48,6 +48,10 @@ std::string CompareText(const CompareConfig& config, const CompareOutcome& outco
     absl::StrAppend(&out, VerdictLine(g), "\n");
     for (const auto& cause : g.verdict.causes) absl::StrAppend(&out, "  cause: ", cause, "\n");
   }
+  if (!outcome.taint.empty()) {
+    absl::StrAppend(&out, "\nTaint (numbers may not compare with a clean bare-metal run):\n");
+    for (const auto& line : outcome.taint) absl::StrAppend(&out, "  - ", line, "\n");
+  }
   return out;
 }
 
@@ -74,6 +78,7 @@ json CompareJson(const CompareOutcome& outcome) {
           {"runs", outcome.runs},
           {"variants", variants},
           {"groups", groups},
+          {"taint", outcome.taint},
           {"summary", summary}};
 }
 

@@ -12,11 +12,11 @@
 namespace faultbench {
 
 // Header lines (workload, location), one row per variant (medians with the IOPS range), then one
-// "PMD/PTE (group): R -> verdict" line per group and its causes.
+// "PMD/PTE (group): R -> verdict" line per group and its causes, then the taint.
 std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome);
 
 // {"location": "DIR (fs, backing)", "runs": [...], "variants": [...], "groups": [...],
-//  "summary": {"pmd_over_pte": R, "verdict": "..."}} (summary = first group).
+//  "taint": [...], "summary": {"pmd_over_pte": R, "verdict": "..."}} (summary = first group).
 nlohmann::json CompareJson(const CompareOutcome& outcome);
 
 // Median IOPS per variant with min-max whiskers, each bar labelled with its

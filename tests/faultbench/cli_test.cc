@@ -213,6 +213,7 @@ TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
   EXPECT_EQ(doc["runs"][2]["mode"], "pmd");
   EXPECT_TRUE(doc.at("summary").contains("pmd_over_pte"));
   EXPECT_TRUE(doc.at("summary").at("verdict").is_string());
+  EXPECT_TRUE(doc.at("taint").is_array());
   // Where the runs were, and on what: /var/tmp is a page-cache file system.
   const std::string location = doc.at("location");
   EXPECT_EQ(location.rfind(dir.path() + " (", 0), 0u) << location;

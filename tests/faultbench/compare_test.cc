@@ -50,6 +50,18 @@ TEST(CompareVerdict, MissingModeGivesNoVerdict) {
   EXPECT_FALSE(JudgePmdOverPte(nullptr, &pmd).available);
 }
 
+TEST(CompareTaint, OneLinePerKindSayingHowManyRunsHadIt) {
+  const std::vector<std::string> merged = MergeTaint({
+      {"hypervisor: KVM", "other load: 1-minute load average 3.10 on 2 CPUs before the run"},
+      {"hypervisor: KVM"},
+      {"hypervisor: KVM", "other load: 1-minute load average 2.40 on 2 CPUs before the run"},
+  });
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0], "hypervisor: KVM");
+  EXPECT_EQ(merged[1], "other load: 1-minute load average 3.10 on 2 CPUs before the run (2 of 3 runs)");
+  EXPECT_TRUE(MergeTaint({{}, {}}).empty());
+}
+
 TEST(CompareSpread, MedianOfEvenAndOddCounts) {
   EXPECT_DOUBLE_EQ(SpreadOf({3, 1, 2}).median, 2);
   EXPECT_DOUBLE_EQ(SpreadOf({4, 1, 2, 3}).median, 2.5);
