@@ -332,7 +332,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
   if (config.job.unlink) {
     for (const std::vector<std::string>& variant_files : files) {
       for (const std::string& file : variant_files) {
-        if (absl::Status s = UnlinkJobFile(file); !s.ok()) {
+        if (absl::Status s = UnlinkJobFile(file, "--unlink"); !s.ok()) {
           std::fprintf(stderr, "faultbench: %s\n", std::string(s.message()).c_str());
           exit_code = 1;
         }

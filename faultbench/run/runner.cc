@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -23,7 +22,6 @@
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/doctor/system_facts.h"
 #include "faultbench/run/worker.h"
-#include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
 #include "pmstore/base/units.h"
@@ -245,18 +243,14 @@ absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const
   // --unlink: only now, once the doctor has looked at the files it needed.
   for (WorkerResult& w : run.workers) {
     if (!w.job.unlink || w.file.empty()) continue;
-    if (absl::Status s = UnlinkJobFile(w.file); !s.ok() && w.error.empty()) w.error = std::string(s.message());
+    absl::Status s = UnlinkJobFile(w.file, "--unlink");
+    if (!s.ok() && w.error.empty()) w.error = std::string(s.message());
   }
   double longest = 0;
   for (const WorkerResult& w : run.workers) longest = std::max(longest, w.total.runtime_s);
   const double busy_fraction = longest > 0 ? busy_s / (longest * run.machine.online_cpus) : 0;
   run.taint = TaintLines(run.machine, busy_fraction);
   return run;
-}
-
-absl::Status UnlinkJobFile(const std::string& path) {
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) return pmstore::base::ErrnoStatus(errno, "unlink (--unlink)", path);
-  return absl::OkStatus();
 }
 
 }  // namespace faultbench

@@ -41,8 +41,4 @@ absl::Status PreflightJobs(const std::vector<JobOptions>& jobs);
 
 absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const RunSettings& settings);
 
-// fio's unlink: deletes a job's file. A file already gone is not an error
-// (workers of a --shared-file job name the same file).
-absl::Status UnlinkJobFile(const std::string& path);
-
 }  // namespace faultbench

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <csetjmp>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -15,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "faultbench/engine/io_engine.h"
 #include "faultbench/workload/block_order.h"
-#include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
 #include "pmstore/mapping/mapping.h"
@@ -120,9 +118,7 @@ absl::Status Worker::OpenFile(WorkerResult& result) {
   const bool creator = !job_.shared_file || ctx_.worker_index == 0;
   result.file = WorkerFilePath(job_, ctx_.worker_index);
   absl::Status status;
-  if (creator && job_.fresh_file && unlink(result.file.c_str()) != 0 && errno != ENOENT) {
-    status = pmstore::base::ErrnoStatus(errno, "unlink (--fresh-file)", result.file);
-  }
+  if (creator && job_.fresh_file) status = UnlinkJobFile(result.file, "--fresh-file");
   if (!creator && ctx_.file_ready != nullptr) ctx_.file_ready->wait();
   if (status.ok()) {
     auto file = PoolFile::Open(result.file, pmstore::mapping::OpenMode::kCreateOrOpen, job_.size);

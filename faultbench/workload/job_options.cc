@@ -1,7 +1,12 @@
 #include "faultbench/workload/job_options.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "pmstore/base/errno_status.h"
 #include "pmstore/base/units.h"
 
 namespace faultbench {
@@ -85,6 +90,13 @@ std::string WorkerFilePath(const JobOptions& job, int index) {
   if (!job.filename.empty()) return job.filename;
   const int file_index = job.shared_file ? 0 : index;
   return absl::StrCat(job.directory, "/", job.name, ".", file_index, ".0");
+}
+
+absl::Status UnlinkJobFile(const std::string& path, std::string_view flag) {
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return pmstore::base::ErrnoStatus(errno, absl::StrCat("unlink (", std::string(flag), ")"), path);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace faultbench

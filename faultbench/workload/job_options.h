@@ -74,4 +74,9 @@ uint64_t BlocksPerWorker(const JobOptions& job);
 // shared file.
 std::string WorkerFilePath(const JobOptions& job, int index);
 
+// Deletes a job's file for `flag` (--fresh-file before a run, --unlink
+// after it). A file already gone is not an error: workers of a
+// --shared-file job name the same file.
+absl::Status UnlinkJobFile(const std::string& path, std::string_view flag);
+
 }  // namespace faultbench
