@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "faultbench/run/runner.h"
+#include "faultbench/result/run_result.h"
 #include "nlohmann/json.hpp"
 
 namespace faultbench {

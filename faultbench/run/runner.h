@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "faultbench/measure/taint.h"
-#include "faultbench/run/job_result.h"
+#include "faultbench/result/run_result.h"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {
@@ -26,14 +25,6 @@ struct RunSettings {
   // Tests: when set, receives the block offsets of every measured I/O,
   // one vector per worker in the order of RunResult::workers.
   std::vector<std::vector<uint64_t>>* offset_logs = nullptr;
-};
-
-struct RunResult {
-  std::vector<WorkerResult> workers;  // job by job, worker by worker
-  MachineState machine;
-  std::vector<std::string> taint;
-  int64_t timestamp_ms = 0;  // wall clock at the start
-  double wall_s = 0;
 };
 
 // Checks `jobs` against the machine without running anything.

@@ -11,7 +11,7 @@
 #include <latch>
 
 #include "faultbench/numa/numa_policy.h"
-#include "faultbench/run/job_result.h"
+#include "faultbench/result/worker_result.h"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {

@@ -1,5 +1,9 @@
-// What one worker measured: plain data handed from the run to the
-// reporters (report/), which never see the run loop.
+// What one worker measured: plain data handed from the run (run/) to the
+// reporters (report/) and to compare/, none of which sees another's code.
+// The run fills it in; everyone above reads it.
+//
+// Room for what comes next: a group's aggregate (fio's group_reporting)
+// and the timing-free signature of a run belong beside this file, as data.
 #pragma once
 
 #include <cstdint>

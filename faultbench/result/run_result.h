@@ -1,0 +1,22 @@
+// A finished run: every worker's result plus what the machine was like.
+// Plain data; report/ renders it, compare/ judges several of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "faultbench/measure/taint.h"
+#include "faultbench/result/worker_result.h"
+
+namespace faultbench {
+
+struct RunResult {
+  std::vector<WorkerResult> workers;  // job by job, worker by worker
+  MachineState machine;
+  std::vector<std::string> taint;
+  int64_t timestamp_ms = 0;  // wall clock at the start
+  double wall_s = 0;
+};
+
+}  // namespace faultbench
