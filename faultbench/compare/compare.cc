@@ -11,13 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "faultbench/compare/compare_report.h"
-#include "faultbench/compare/svg_plot.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/run/runner.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/status_macros.h"
-#include "pmstore/base/units.h"
 
 namespace faultbench {
 namespace {
@@ -340,40 +337,6 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
     }
   }
   return outcome;
-}
-
-int CompareCommand(const CompareConfig& config) {
-  auto usage_error = [](const absl::Status& status) {
-    std::fprintf(stderr, "faultbench: %s\n", std::string(status.message()).c_str());
-    return 2;
-  };
-  std::FILE* out = stdout;
-  if (!config.output_path.empty() && (out = std::fopen(config.output_path.c_str(), "w")) == nullptr) {
-    return usage_error(absl::InvalidArgumentError("--output: cannot write " + config.output_path));
-  }
-  int exit_code = 0;
-  auto outcome = RunComparison(config, exit_code);
-  if (!outcome.ok()) {
-    if (out != stdout) std::fclose(out);
-    return usage_error(outcome.status());
-  }
-  if (!config.plot_path.empty()) {
-    if (absl::Status s = WriteComparePlot(config, *outcome); !s.ok()) {
-      std::fprintf(stderr, "faultbench: --plot: %s\n", std::string(s.message()).c_str());
-      if (exit_code == 0) exit_code = 1;
-    }
-  }
-  if (!config.save_json_path.empty()) {
-    if (absl::Status s = WriteTextFile(config.save_json_path, CompareJson(*outcome).dump(2) + "\n"); !s.ok()) {
-      std::fprintf(stderr, "faultbench: --save-json: %s\n", std::string(s.message()).c_str());
-      if (exit_code == 0) exit_code = 1;
-    }
-  }
-  const std::string text = config.format == OutputFormat::kJson ? CompareJson(*outcome).dump(2) + "\n"
-                                                                 : CompareText(config, *outcome);
-  std::fputs(text.c_str(), out);
-  if (out != stdout) std::fclose(out);
-  return exit_code;
 }
 
 }  // namespace faultbench

@@ -92,8 +92,4 @@ struct CompareOutcome {
 // and is reported on stderr, the others still count.
 absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code);
 
-// `faultbench compare`: RunComparison, then the plot and the report.
-// Returns the exit status: 0, 1 (a run failed), 2 (bad usage).
-int CompareCommand(const CompareConfig& config);
-
 }  // namespace faultbench

@@ -1,21 +1,13 @@
-#include "faultbench/run/run_command.h"
+#include "faultbench/cli/run_command.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 
+#include "faultbench/cli/command_io.h"
 #include "faultbench/run/runner.h"
 #include "faultbench/workload/job_file.h"
 
 namespace faultbench {
-namespace {
-
-int UsageError(const absl::Status& status) {
-  std::fprintf(stderr, "faultbench: %s\n", std::string(status.message()).c_str());
-  return 2;
-}
-
-}  // namespace
 
 int RunCommand(const RunCommandConfig& config) {
   std::vector<JobOptions> jobs;
@@ -29,32 +21,19 @@ int RunCommand(const RunCommandConfig& config) {
   } else {
     jobs.push_back(config.job);
   }
-  // Open the output before running, so a bad path costs no run.
-  std::FILE* out = stdout;
-  if (!config.output_path.empty()) {
-    out = std::fopen(config.output_path.c_str(), "w");
-    if (out == nullptr) {
-      return UsageError(absl::InvalidArgumentError("--output: cannot write " + config.output_path));
-    }
-  }
+  auto out = OutputFile::Open(config.output_path);  // before the run: a bad path costs no run
+  if (!out.ok()) return UsageError(out.status());
   RunSettings settings;
   settings.progress = config.progress;
   auto run = ExecuteJobs(jobs, settings);
-  if (!run.ok()) {
-    if (out != stdout) std::fclose(out);
-    return UsageError(run.status());
-  }
+  if (!run.ok()) return UsageError(run.status());
   // Every worker refused at setup (e.g. --map-sync on a file that is not
   // DAX): nothing ran, so this is a usage error like a bad flag.
   bool all_failed_in_setup = true;
   for (const WorkerResult& w : run->workers) all_failed_in_setup = all_failed_in_setup && w.failed_in_setup;
-  if (all_failed_in_setup) {
-    if (out != stdout) std::fclose(out);
-    return UsageError(absl::FailedPreconditionError(run->workers.front().error));
-  }
+  if (all_failed_in_setup) return UsageError(absl::FailedPreconditionError(run->workers.front().error));
   const std::string text = RenderRun(*run, config.format);
-  std::fputs(text.c_str(), out);
-  if (out != stdout) std::fclose(out);
+  std::fputs(text.c_str(), out->get());
 
   int status = 0;
   for (const WorkerResult& w : run->workers) {

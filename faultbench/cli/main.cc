@@ -8,9 +8,10 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "faultbench/compare/compare.h"
+#include "faultbench/cli/command_io.h"
+#include "faultbench/cli/compare_command.h"
+#include "faultbench/cli/run_command.h"
 #include "faultbench/doctor/doctor.h"
-#include "faultbench/run/run_command.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/cli.h"
 
@@ -56,7 +57,24 @@ ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to 
 
 namespace {
 
+using faultbench::UsageError;
 using pmstore::base::Subcommand;
+
+// The flags run and compare share, each named once, in the order `help`
+// lists them: fio's workload flags, then faultbench's engine flags, NUMA
+// placement and output. Each subcommand adds its own between and after.
+const std::vector<std::string> kFioWorkloadFlags = {
+    "name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
+    "time_based", "loops", "ramp_time", "randseed", "unlink"};
+const std::vector<std::string> kEngineFlags = {"engine", "map-sync", "prefault"};
+const std::vector<std::string> kNumaFlags = {"cpunodebind", "membind", "preferred", "interleave"};
+const std::vector<std::string> kOutputFlags = {"output-format", "output"};
+
+std::vector<std::string> Flags(std::initializer_list<std::vector<std::string>> groups) {
+  std::vector<std::string> flags;
+  for (const std::vector<std::string>& group : groups) flags.insert(flags.end(), group.begin(), group.end());
+  return flags;
+}
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> kSubcommands = {
@@ -88,9 +106,7 @@ const std::vector<Subcommand>& Subcommands() {
        "size beyond free space, unknown NUMA node) or a SIGBUS (the file no longer backs the\n"
        "mapping, e.g. truncated underneath the run: the message names file and offset),\n"
        "3 --strict and the mapping differs.",
-       {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
-        "time_based", "loops", "ramp_time", "randseed", "unlink", "mapping", "engine", "map-sync", "prefault",
-        "fresh-file", "strict", "cpunodebind", "membind", "preferred", "interleave", "output-format", "output"}},
+       Flags({kFioWorkloadFlags, {"mapping"}, kEngineFlags, {"fresh-file", "strict"}, kNumaFlags, kOutputFlags})},
       {"compare", "compare [flags]",
        "Run one workload per mapping mode, repeated in alternating order, and judge PMD vs PTE.",
        "Takes run's workload flags. Each variant (mode x engine x NUMA set) runs --repeat times on a\n"
@@ -99,24 +115,18 @@ const std::vector<Subcommand>& Subcommands() {
        "Example:\n"
        "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
-       {"name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
-        "time_based", "loops", "ramp_time", "randseed", "unlink", "engine", "map-sync", "prefault", "cpunodebind",
-        "membind", "preferred", "interleave", "output-format", "output", "modes", "engines", "numa-sets", "repeat",
-        "reuse-file", "plot", "save-json"}},
+       Flags({kFioWorkloadFlags, kEngineFlags, kNumaFlags, kOutputFlags,
+              {"modes", "engines", "numa-sets", "repeat", "reuse-file", "plot", "save-json"}})},
   };
   return kSubcommands;
 }
 
 int RunDoctor(const std::vector<std::string>& args) {
   if (args.size() != 1) {
-    std::fprintf(stderr, "faultbench: doctor takes exactly one PATH (see 'faultbench help doctor')\n");
-    return 2;
+    return UsageError(absl::InvalidArgumentError("doctor takes exactly one PATH (see 'faultbench help doctor')"));
   }
   auto report = faultbench::doctor::Examine(args[0]);
-  if (!report.ok()) {
-    std::fprintf(stderr, "faultbench: %s\n", std::string(report.status().message()).c_str());
-    return 2;
-  }
+  if (!report.ok()) return UsageError(report.status());
   const std::string text = absl::GetFlag(FLAGS_json) ? faultbench::doctor::RenderJson(*report)
                                                      : faultbench::doctor::RenderText(*report);
   std::fputs(text.c_str(), stdout);
@@ -152,11 +162,6 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
   job.fresh_file = absl::GetFlag(FLAGS_fresh_file);
   job.unlink = absl::GetFlag(FLAGS_unlink);
   return job;
-}
-
-int UsageError(const absl::Status& status) {
-  std::fprintf(stderr, "faultbench: %s\n", std::string(status.message()).c_str());
-  return 2;
 }
 
 int Run(const std::vector<std::string>& args) {

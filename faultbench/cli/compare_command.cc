@@ -1,0 +1,36 @@
+#include "faultbench/cli/compare_command.h"
+
+#include <cstdio>
+#include <string>
+
+#include "faultbench/cli/command_io.h"
+#include "faultbench/compare/compare_report.h"
+#include "faultbench/compare/svg_plot.h"
+
+namespace faultbench {
+
+int CompareCommand(const CompareConfig& config) {
+  auto out = OutputFile::Open(config.output_path);  // before the runs: a bad path costs none
+  if (!out.ok()) return UsageError(out.status());
+  int exit_code = 0;
+  auto outcome = RunComparison(config, exit_code);
+  if (!outcome.ok()) return UsageError(outcome.status());
+  if (!config.plot_path.empty()) {
+    if (absl::Status s = WriteComparePlot(config, *outcome); !s.ok()) {
+      std::fprintf(stderr, "faultbench: --plot: %s\n", std::string(s.message()).c_str());
+      if (exit_code == 0) exit_code = 1;
+    }
+  }
+  if (!config.save_json_path.empty()) {
+    if (absl::Status s = WriteTextFile(config.save_json_path, CompareJson(*outcome).dump(2) + "\n"); !s.ok()) {
+      std::fprintf(stderr, "faultbench: --save-json: %s\n", std::string(s.message()).c_str());
+      if (exit_code == 0) exit_code = 1;
+    }
+  }
+  const std::string text = config.format == OutputFormat::kJson ? CompareJson(*outcome).dump(2) + "\n"
+                                                                 : CompareText(config, *outcome);
+  std::fputs(text.c_str(), out->get());
+  return exit_code;
+}
+
+}  // namespace faultbench
