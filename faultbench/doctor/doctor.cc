@@ -9,6 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "faultbench/sysfacts/kernel.h"
+#include "faultbench/sysfacts/pat_memtype.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"

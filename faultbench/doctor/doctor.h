@@ -1,7 +1,7 @@
 // `faultbench doctor`: can the kernel map PATH with PMD (2 MiB) entries,
 // and if not, what blocks it and which command fixes each blocker.
 //
-// Examine() gathers facts (system_facts.h) and Judge() turns facts into the
+// Examine() gathers facts (sysfacts/) and Judge() turns facts into the
 // verdict; Judge is a pure function so each rule is tested on its own.
 // Renderers are separate from both (fio's split of run and report).
 #pragma once
@@ -10,7 +10,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "faultbench/doctor/system_facts.h"
+#include "faultbench/sysfacts/block_device.h"
+#include "faultbench/sysfacts/extents.h"
+#include "faultbench/sysfacts/mount.h"
+#include "faultbench/sysfacts/thp.h"
 
 namespace faultbench::doctor {
 

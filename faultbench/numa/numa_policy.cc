@@ -4,26 +4,21 @@
 #include <numaif.h>
 #include <sched.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "faultbench/sysfacts/block_device.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 
 namespace faultbench {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Nodes this machine has (libnuma's view; node 0 alone without NUMA support).
 std::set<int> ExistingNodes() {
@@ -76,31 +71,21 @@ std::string_view MemPolicyName(MemPolicy policy) {
 }
 
 absl::StatusOr<int> BlockDeviceNode(const std::string& device) {
-  std::error_code ec;
-  fs::path path = fs::canonical(fs::path("/sys/class/block") / device, ec);
-  if (ec) return absl::InvalidArgumentError(absl::StrCat("block:", device, ": no such block device in /sys/class/block"));
-  // The block device (or a partition of it) sits below the bus device that
-  // knows its node: walk up until a numa_node file appears.
-  for (; path.has_parent_path() && path != "/sys/devices" && path != "/"; path = path.parent_path()) {
-    std::ifstream in(path / "numa_node");
-    int node = INT_MIN;
-    if (in >> node) return NodeFromSysfs(node, absl::StrCat("block device ", device));
-  }
-  return NodeFromSysfs(-1, absl::StrCat("block device ", device));
+  const std::optional<BlockFacts> facts = ReadBlockFactsByName(device);
+  if (!facts) return absl::InvalidArgumentError(absl::StrCat("block:", device, ": no such block device in /sys/class/block"));
+  return NodeFromSysfs(facts->numa_node, absl::StrCat("block device ", device));
 }
 
 absl::StatusOr<int> FileNode(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return pmstore::base::ErrnoStatus(errno, "stat", path);
-  const std::string dev = absl::StrCat("/sys/dev/block/", major(st.st_dev), ":", minor(st.st_dev));
-  std::error_code ec;
-  const fs::path real = fs::canonical(dev, ec);
-  if (ec) {
+  const BlockFacts facts = ReadBlockFacts(st.st_dev);
+  if (facts.device.empty()) {
     // tmpfs, overlay and other file systems without a block device: memory
     // has no home node, like numactl we cannot name one.
     return NodeFromSysfs(-1, absl::StrCat("file:", path, " (no block device behind it)"));
   }
-  return BlockDeviceNode(real.filename().string());
+  return NodeFromSysfs(facts.numa_node, absl::StrCat("block device ", facts.device));
 }
 
 absl::StatusOr<std::vector<int>> ParseNodeSpec(const std::string& spec) {

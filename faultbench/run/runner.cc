@@ -20,8 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "faultbench/doctor/doctor.h"
-#include "faultbench/doctor/system_facts.h"
 #include "faultbench/run/worker.h"
+#include "faultbench/sysfacts/mount.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
 #include "pmstore/base/units.h"
@@ -130,7 +130,7 @@ std::optional<pmstore::mapping::DaxTraceSession> MaybeStartDaxTrace(const std::v
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(jobs[0]), ec);
   if (ec) return std::nullopt;
-  auto mount = doctor::ReadMountFacts(dir.string());
+  auto mount = ReadMountFacts(dir.string());
   if (!mount.ok() || mount->dax_option.empty() || mount->dax_option == "never") return std::nullopt;
   if (!pmstore::mapping::FindDaxTracepoints().ok()) return std::nullopt;
   auto session = pmstore::mapping::DaxTraceSession::Start();

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "faultbench/doctor/doctor.h"
+#include "faultbench/sysfacts/read_file.h"
 
 namespace faultbench::doctor {
 namespace {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "faultbench/doctor/doctor.h"
-#include "faultbench/doctor/system_facts.h"
+#include "faultbench/sysfacts/kernel.h"
 #include "support/temp_dir.h"
 #include "support/tmpfs_mount.h"
 

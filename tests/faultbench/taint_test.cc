@@ -1,4 +1,5 @@
 #include "faultbench/measure/taint.h"
+#include "faultbench/sysfacts/kernel.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,87 @@
+#include "faultbench/sysfacts/machine.h"
+
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "faultbench/sysfacts/kernel.h"
+#include "faultbench/sysfacts/read_file.h"
+#include "faultbench/sysfacts/thp.h"
+
+namespace faultbench {
+namespace {
+
+// The signature a hypervisor puts in CPUID leaf 0x40000000 ("KVMKVMKVM",
+// "Microsoft Hv", ...); some advertise another's to be compatible with
+// its guests, so it is reported as the signature, not as a fact.
+#if defined(__x86_64__) || defined(__i386__)
+std::string CpuidSignature() {
+  unsigned max_leaf = 0, b = 0, c = 0, d = 0;
+  __cpuid(0x40000000, max_leaf, b, c, d);
+  if (max_leaf < 0x40000000) return "";
+  char text[13] = {};
+  std::memcpy(text, &b, 4);
+  std::memcpy(text + 4, &c, 4);
+  std::memcpy(text + 8, &d, 4);
+  std::string signature(text);
+  while (!signature.empty() && signature.back() == ' ') signature.pop_back();
+  return signature.empty() ? "" : absl::StrCat("CPUID signature '", signature, "'");
+}
+#else
+std::string CpuidSignature() { return ""; }
+#endif
+
+std::string HypervisorVendor() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  bool flagged = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      flagged = line.find(" hypervisor") != std::string::npos;
+      break;
+    }
+  }
+  if (!flagged) return "";
+  std::string vendor = ReadFirstLine("/sys/hypervisor/type");
+  if (vendor.empty()) vendor = ReadFirstLine("/sys/class/dmi/id/sys_vendor");
+  if (vendor.empty()) vendor = CpuidSignature();
+  return vendor.empty() ? "unknown" : vendor;
+}
+
+bool AnyBalloonReportsFreePages() {
+  std::error_code ec;
+  for (const auto& device : std::filesystem::directory_iterator("/sys/bus/virtio/devices", ec)) {
+    const std::string dir = device.path().string();
+    if (BalloonReportsFreePages(ReadFirstLine(dir + "/device"), ReadFirstLine(dir + "/features"))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool BalloonReportsFreePages(const std::string& device_id, const std::string& features) {
+  constexpr size_t kReportingBit = 5;  // VIRTIO_BALLOON_F_REPORTING
+  return device_id == "0x0005" && features.size() > kReportingBit && features[kReportingBit] == '1';
+}
+
+MachineState ReadMachineState() {
+  MachineState state;
+  const KernelConfig config = ReadKernelConfig();
+  state.kernel_config_source = config.source;
+  state.kernel_debug_options = DebugOptionsIn(config.text);
+  state.hypervisor = HypervisorVendor();
+  std::ifstream("/proc/loadavg") >> state.load_average_1m;
+  state.online_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  state.thp_defrag = ReadThpFacts().defrag;
+  state.cpu_governor = ReadFirstLine("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  state.free_page_reporting = AnyBalloonReportsFreePages();
+  return state;
+}
+
+}  // namespace faultbench

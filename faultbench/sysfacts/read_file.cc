@@ -1,0 +1,29 @@
+#include "faultbench/sysfacts/read_file.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace faultbench {
+
+std::string ReadFirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string SelectedChoice(const std::string& line) {
+  const size_t open = line.find('[');
+  const size_t close = line.find(']', open);
+  if (open == std::string::npos || close == std::string::npos) return line;
+  return line.substr(open + 1, close - open - 1);
+}
+
+}  // namespace faultbench

@@ -1,0 +1,19 @@
+// How every fact reader reads the kernel's text files (procfs, sysfs,
+// debugfs): one way, so a missing or unreadable file means the same thing
+// everywhere: an empty string, which each reader reports as "unknown".
+#pragma once
+
+#include <string>
+
+namespace faultbench {
+
+// The first line of `path`, without its newline; "" when it cannot be read.
+std::string ReadFirstLine(const std::string& path);
+
+// The whole of `path`; "" when it cannot be read.
+std::string ReadWholeFile(const std::string& path);
+
+// The bracketed word of a sysfs choice line: "always [madvise] never" -> "madvise".
+std::string SelectedChoice(const std::string& line);
+
+}  // namespace faultbench
