@@ -13,6 +13,7 @@
 #include "faultbench/sysfacts/kernel.h"
 #include "faultbench/sysfacts/read_file.h"
 #include "faultbench/sysfacts/thp.h"
+#include "pmstore/base/cpu_flags.h"
 
 namespace faultbench {
 namespace {
@@ -38,16 +39,7 @@ std::string CpuidSignature() { return ""; }
 #endif
 
 std::string HypervisorVendor() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  bool flagged = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("flags", 0) == 0) {
-      flagged = line.find(" hypervisor") != std::string::npos;
-      break;
-    }
-  }
-  if (!flagged) return "";
+  if (!pmstore::base::CpuHasFlag("hypervisor")) return "";
   std::string vendor = ReadFirstLine("/sys/hypervisor/type");
   if (vendor.empty()) vendor = ReadFirstLine("/sys/class/dmi/id/sys_vendor");
   if (vendor.empty()) vendor = CpuidSignature();

@@ -2,6 +2,7 @@
 
 #include "absl/flags/flag.h"
 #include "pmstore/base/cli.h"
+#include "pmstore/base/cpu_flags.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/units.h"
 
@@ -42,6 +43,17 @@ TEST(FormatBytesTest, UsesBinaryUnits) {
   EXPECT_EQ(FormatBytes(512), "512 B");
   EXPECT_EQ(FormatBytes(2u << 20), "2.0 MiB");
   EXPECT_EQ(FormatBytes(3ull << 29), "1.5 GiB");
+}
+
+TEST(CpuFlagsTest, TakesTheFirstProcessorsFlagsAsWholeWords) {
+  const auto flags = ParseCpuFlags(
+      "processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu constant_tsc nonstop_tsc_s3 hypervisor\n\n"
+      "processor\t: 1\nflags\t\t: fpu nonstop_tsc\n");
+  EXPECT_TRUE(flags.contains("constant_tsc"));
+  EXPECT_TRUE(flags.contains("hypervisor"));
+  EXPECT_FALSE(flags.contains("nonstop_tsc")) << "nonstop_tsc_s3 is another flag, and processor 1 is not read";
+  EXPECT_FALSE(flags.contains("AMD"));
+  EXPECT_TRUE(ParseCpuFlags("processor\t: 0\n").empty());
 }
 
 TEST(ErrnoStatusTest, MapsErrnoToCodeAndNamesCallAndFile) {
