@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/run/runner.h"
+#include "faultbench/taint/taint.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/status_macros.h"
 
@@ -142,32 +143,6 @@ Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
     v.text = "no significant difference";
   }
   return v;
-}
-
-std::vector<std::string> MergeTaint(const std::vector<std::vector<std::string>>& runs_taint) {
-  std::vector<std::string> kinds, first_line;
-  std::vector<int> count;
-  for (const std::vector<std::string>& lines : runs_taint) {
-    std::vector<std::string> seen_in_run;
-    for (const std::string& line : lines) {
-      const std::string kind = line.substr(0, line.find(':'));
-      if (std::find(seen_in_run.begin(), seen_in_run.end(), kind) != seen_in_run.end()) continue;
-      seen_in_run.push_back(kind);
-      const auto at = std::find(kinds.begin(), kinds.end(), kind);
-      if (at == kinds.end()) {
-        kinds.push_back(kind);
-        first_line.push_back(line);
-        count.push_back(1);
-      } else {
-        ++count[static_cast<size_t>(at - kinds.begin())];
-      }
-    }
-  }
-  const int runs = static_cast<int>(runs_taint.size());
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    if (count[i] < runs) absl::StrAppendFormat(&first_line[i], " (%d of %d runs)", count[i], runs);
-  }
-  return first_line;
 }
 
 namespace {

@@ -65,10 +65,6 @@ struct Verdict {
   std::vector<std::string> causes;  // for a regression: what the doctor found
 };
 
-// Merges the taint lines of `runs_taint` (one list per run) as
-// CompareOutcome::taint describes.
-std::vector<std::string> MergeTaint(const std::vector<std::vector<std::string>>& runs_taint);
-
 // The verdict for one (engine, numa) group; `pte` and `pmd` may be null.
 Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd);
 
@@ -81,9 +77,7 @@ struct CompareOutcome {
   std::string location;  // "./data (ext4, page cache)": where the files lived
   std::vector<VariantSummary> variants;
   std::vector<GroupVerdict> groups;
-  // The runs' taint, one line per kind (the text before ':') as the first
-  // run that had it said it, with "(N of M runs)" when not every run had it.
-  std::vector<std::string> taint;
+  std::vector<std::string> taint;  // the runs' taint, merged (MergeTaint, taint/taint.h)
   nlohmann::json runs = nlohmann::json::array();  // one full run document per run
 };
 

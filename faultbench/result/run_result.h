@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "faultbench/measure/taint.h"
 #include "faultbench/result/worker_result.h"
+#include "faultbench/sysfacts/machine.h"
 
 namespace faultbench {
 

@@ -22,6 +22,7 @@
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/mount.h"
+#include "faultbench/taint/taint.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
 #include "pmstore/base/units.h"

@@ -1,4 +1,4 @@
-#include "faultbench/measure/taint.h"
+#include "faultbench/taint/taint.h"
 #include "faultbench/sysfacts/kernel.h"
 
 #include <gtest/gtest.h>

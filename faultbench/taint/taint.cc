@@ -1,4 +1,6 @@
-#include "faultbench/measure/taint.h"
+#include "faultbench/taint/taint.h"
+
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -42,6 +44,32 @@ std::vector<std::string> TaintLines(const MachineState& state, double cpu_busy_f
     lines.push_back(absl::StrCat("cpu governor: ", state.cpu_governor, " (not 'performance'; frequency may vary)"));
   }
   return lines;
+}
+
+std::vector<std::string> MergeTaint(const std::vector<std::vector<std::string>>& runs_taint) {
+  std::vector<std::string> kinds, first_line;
+  std::vector<int> count;
+  for (const std::vector<std::string>& lines : runs_taint) {
+    std::vector<std::string> seen_in_run;
+    for (const std::string& line : lines) {
+      const std::string kind = line.substr(0, line.find(':'));
+      if (std::find(seen_in_run.begin(), seen_in_run.end(), kind) != seen_in_run.end()) continue;
+      seen_in_run.push_back(kind);
+      const auto at = std::find(kinds.begin(), kinds.end(), kind);
+      if (at == kinds.end()) {
+        kinds.push_back(kind);
+        first_line.push_back(line);
+        count.push_back(1);
+      } else {
+        ++count[static_cast<size_t>(at - kinds.begin())];
+      }
+    }
+  }
+  const int runs = static_cast<int>(runs_taint.size());
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (count[i] < runs) absl::StrAppendFormat(&first_line[i], " (%d of %d runs)", count[i], runs);
+  }
+  return first_line;
 }
 
 }  // namespace faultbench
