@@ -1,8 +1,21 @@
 #include "faultbench/cli/command_io.h"
 
+#include <cerrno>
+#include <fstream>
 #include <utility>
 
+#include "pmstore/base/errno_status.h"
+
 namespace faultbench {
+
+absl::Status WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) return pmstore::base::ErrnoStatus(errno, "open", path);
+  out << text;
+  out.close();
+  if (!out) return pmstore::base::ErrnoStatus(errno, "write", path);
+  return absl::OkStatus();
+}
 
 int UsageError(const absl::Status& status) {
   std::fprintf(stderr, "faultbench: %s\n", std::string(status.message()).c_str());

@@ -1,6 +1,7 @@
 // What every faultbench subcommand does the same way at its edges: a usage
-// error is one line on stderr and exit status 2, and --output is opened
-// before any work, so a bad path costs no run.
+// error is one line on stderr and exit status 2, --output is opened before
+// any work, so a bad path costs no run, and files (plots, saved JSON) are
+// written here, not by the libraries that render them.
 #pragma once
 
 #include <cstdio>
@@ -16,6 +17,9 @@ int UsageError(const absl::Status& status);
 // Where a report goes: stdout, or the file --output names (closed on
 // destruction). InvalidArgument "--output: cannot write PATH" when it
 // cannot be opened for writing.
+// Writes `text` to `path`, replacing it; errors name the call and the path.
+absl::Status WriteTextFile(const std::string& path, const std::string& text);
+
 class OutputFile {
  public:
   static absl::StatusOr<OutputFile> Open(const std::string& path);  // "" = stdout

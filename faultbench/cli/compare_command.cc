@@ -5,7 +5,6 @@
 
 #include "faultbench/cli/command_io.h"
 #include "faultbench/compare/compare_report.h"
-#include "faultbench/compare/svg_plot.h"
 
 namespace faultbench {
 
@@ -16,7 +15,7 @@ int CompareCommand(const CompareConfig& config) {
   auto outcome = RunComparison(config, exit_code);
   if (!outcome.ok()) return UsageError(outcome.status());
   if (!config.plot_path.empty()) {
-    if (absl::Status s = WriteComparePlot(config, *outcome); !s.ok()) {
+    if (absl::Status s = WriteTextFile(config.plot_path, ComparePlotSvg(config, *outcome)); !s.ok()) {
       std::fprintf(stderr, "faultbench: --plot: %s\n", std::string(s.message()).c_str());
       if (exit_code == 0) exit_code = 1;
     }

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "faultbench/compare/svg_plot.h"
+#include "faultbench/plot/svg_plot.h"
 #include "pmstore/base/units.h"
 
 namespace faultbench {
@@ -82,7 +82,7 @@ json CompareJson(const CompareOutcome& outcome) {
           {"summary", summary}};
 }
 
-absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome& outcome) {
+std::string ComparePlotSvg(const CompareConfig& config, const CompareOutcome& outcome) {
   BarChart chart;
   chart.title = absl::StrFormat("faultbench compare: %s, %d repeat(s)", Workload(config), config.repeat);
   chart.subtitles.push_back("in " + outcome.location);
@@ -93,7 +93,7 @@ absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome&
     chart.bars.push_back({v.label, absl::StrFormat("PMD %.1f%%", v.pmd_share.median * 100), v.iops.median,
                           v.iops.min, v.iops.max});
   }
-  return WriteTextFile(config.plot_path, RenderBarChartSvg(chart));
+  return RenderBarChartSvg(chart);
 }
 
 }  // namespace faultbench

@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "absl/status/status.h"
 #include "faultbench/compare/compare.h"
 #include "nlohmann/json.hpp"
 
@@ -19,9 +18,9 @@ std::string CompareText(const CompareConfig& config, const CompareOutcome& outco
 //  "taint": [...], "summary": {"pmd_over_pte": R, "verdict": "..."}} (summary = first group).
 nlohmann::json CompareJson(const CompareOutcome& outcome);
 
-// Median IOPS per variant with min-max whiskers, each bar labelled with its
-// verified PMD share, and the location and verdicts under the title; to
-// config.plot_path.
-absl::Status WriteComparePlot(const CompareConfig& config, const CompareOutcome& outcome);
+// The SVG plot: median IOPS per variant with min-max whiskers, each bar
+// labelled with its verified PMD share, and the location and verdicts under
+// the title.
+std::string ComparePlotSvg(const CompareConfig& config, const CompareOutcome& outcome);
 
 }  // namespace faultbench

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "faultbench/compare/svg_plot.h"
+#include "faultbench/plot/svg_plot.h"
 #include "faultbench/taint/taint.h"
 
 namespace faultbench {

@@ -1,12 +1,14 @@
 // A bar chart as a standalone SVG file: one bar per variant (its median),
 // with a min-max whisker for the spread across repeats. Written by the tool
 // itself so a result directory needs no plotting package to be read.
+//
+// plot/ knows charts, not faultbench's results: callers (compare/) turn
+// their outcome into a chart. Other kinds of chart (a heatmap of a NUMA
+// matrix, a comparison of two sets of runs) belong beside this one.
 #pragma once
 
 #include <string>
 #include <vector>
-
-#include "absl/status/status.h"
 
 namespace faultbench {
 
@@ -26,7 +28,5 @@ struct BarChart {
 // The chart is as wide as its longest line of text needs, and the value
 // axis steps by 1, 2, 2.5 or 5 times a power of ten, so its labels are round.
 std::string RenderBarChartSvg(const BarChart& chart);
-
-absl::Status WriteTextFile(const std::string& path, const std::string& text);
 
 }  // namespace faultbench

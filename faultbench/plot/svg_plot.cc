@@ -1,14 +1,11 @@
-#include "faultbench/compare/svg_plot.h"
+#include "faultbench/plot/svg_plot.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "pmstore/base/errno_status.h"
 
 namespace faultbench {
 namespace {
@@ -109,15 +106,6 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s</text>\n", kMargin, height - 14, footer);
   svg += "</svg>\n";
   return svg;
-}
-
-absl::Status WriteTextFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) return pmstore::base::ErrnoStatus(errno, "open", path);
-  out << text;
-  out.close();
-  if (!out) return pmstore::base::ErrnoStatus(errno, "write", path);
-  return absl::OkStatus();
 }
 
 }  // namespace faultbench
