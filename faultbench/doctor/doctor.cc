@@ -9,12 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "faultbench/measure/dax_trace.h"
 #include "faultbench/sysfacts/kernel.h"
 #include "faultbench/sysfacts/pat_memtype.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
-#include "pmstore/mapping/dax_trace.h"
 #include "pmstore/mapping/pool_file.h"
 #include "pmstore/mapping/verify.h"
 
@@ -135,7 +135,7 @@ absl::StatusOr<DoctorReport> Examine(const std::string& path) {
   r.block = ReadBlockFacts(st.st_dev);
   r.kernel = KernelRelease();
   r.pagemap_scan = pmstore::mapping::PagemapScanAvailable();
-  auto tracefs = pmstore::mapping::FindDaxTracepoints();
+  auto tracefs = FindDaxTracepoints();
   r.dax_tracepoints = tracefs.ok() ? "available" : std::string(tracefs.status().message());
   if (r.block.pmem) r.pat_memtype = ReadPatMemtype(r.block.pmem_start, r.block.pmem_size);
   Judge(r);

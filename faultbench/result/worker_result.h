@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "faultbench/measure/counters.h"
+#include "faultbench/measure/dax_trace.h"
 #include "faultbench/measure/latency_histogram.h"
 #include "faultbench/numa/numa_policy.h"
 #include "faultbench/workload/job_options.h"
-#include "pmstore/mapping/dax_trace.h"
 #include "pmstore/mapping/verify.h"
 
 namespace faultbench {
@@ -50,7 +50,7 @@ struct MappingOutcome {
   std::string verify_error; // why not, when !verified
   pmstore::mapping::MappingCensus census;
   // The fs_dax fault tallies behind a `dax_trace` census (runner.cc).
-  std::optional<pmstore::mapping::DaxTraceTally> dax_trace;
+  std::optional<DaxTraceTally> dax_trace;
   double PmdShare() const;  // pmd / (pmd + pte), 0 when nothing is present
   // True when the verified mapping contradicts the request (pmd asked and
   // < 95% PMD, or pte asked and any PMD).

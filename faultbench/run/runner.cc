@@ -20,13 +20,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "faultbench/doctor/doctor.h"
+#include "faultbench/measure/dax_trace.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/mount.h"
 #include "faultbench/taint/taint.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
 #include "pmstore/base/units.h"
-#include "pmstore/mapping/dax_trace.h"
 #include "pmstore/mapping/verify.h"
 
 namespace faultbench {
@@ -125,7 +125,7 @@ class ProgressLine {
 // traced when the run has exactly one worker and its directory is mounted
 // with dax (root only; tracepoints available). Started before any worker
 // maps its file, stopped after all have finished.
-std::optional<pmstore::mapping::DaxTraceSession> MaybeStartDaxTrace(const std::vector<JobOptions>& jobs) {
+std::optional<DaxTraceSession> MaybeStartDaxTrace(const std::vector<JobOptions>& jobs) {
   if (jobs.size() != 1 || jobs[0].numjobs != 1 || geteuid() != 0) return std::nullopt;
   if (pmstore::mapping::PagemapScanAvailable()) return std::nullopt;
   std::error_code ec;
@@ -133,8 +133,8 @@ std::optional<pmstore::mapping::DaxTraceSession> MaybeStartDaxTrace(const std::v
   if (ec) return std::nullopt;
   auto mount = ReadMountFacts(dir.string());
   if (!mount.ok() || mount->dax_option.empty() || mount->dax_option == "never") return std::nullopt;
-  if (!pmstore::mapping::FindDaxTracepoints().ok()) return std::nullopt;
-  auto session = pmstore::mapping::DaxTraceSession::Start();
+  if (!FindDaxTracepoints().ok()) return std::nullopt;
+  auto session = DaxTraceSession::Start();
   if (!session.ok()) return std::nullopt;
   return std::move(*session);
 }
@@ -142,7 +142,7 @@ std::optional<pmstore::mapping::DaxTraceSession> MaybeStartDaxTrace(const std::v
 // Replaces the worker's census with the tracepoints' account: 2 MiB per
 // PMD fault that installed an entry (NOPAGE, NEEDDSYNC), 4 KiB per PTE
 // fault, clamped to the worker's range. DAX files only (statx).
-void ApplyDaxTrace(const pmstore::mapping::DaxTraceTally& tally, WorkerResult& w) {
+void ApplyDaxTrace(const DaxTraceTally& tally, WorkerResult& w) {
   if (!w.error.empty() || !w.mapping.dax) return;
   const uint64_t pmd = std::min(w.range_bytes, tally.pmd_installed() * kHugePageSize);
   const uint64_t pte = std::min(w.range_bytes - pmd, tally.pte_faults * pmstore::base::kPageSize);
@@ -209,7 +209,7 @@ absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const
   }
 
   run.workers.resize(contexts.size());
-  std::optional<pmstore::mapping::DaxTraceSession> dax_trace = MaybeStartDaxTrace(jobs);
+  std::optional<DaxTraceSession> dax_trace = MaybeStartDaxTrace(jobs);
   const uint64_t start_ns = MonotonicNs();
   {
     ProgressLine progress(settings.progress, counters);

@@ -6,7 +6,8 @@
 //                 (Linux 6.7+). Exact, per range, DAX included.
 //   smaps:        FilePmdMapped + ShmemPmdMapped + AnonHugePages of the VMAs
 //                 that overlap the range. Whole-VMA granularity; blind to DAX.
-//   dax_trace:    fs_dax tracepoints, see dax_trace.h (root, DAX files only).
+//   dax_trace:    fs_dax tracepoints (root, DAX files only); faultbench's
+//                 measure/dax_trace.h counts them, not this layer.
 //   faults:       inferred from minor faults per byte touched: the only
 //                 method that works everywhere, and the least exact.
 #pragma once

@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "faultbench/measure/dax_trace.h"
 #include "pmstore/base/units.h"
-#include "pmstore/mapping/dax_trace.h"
 #include "pmstore/mapping/mapping.h"
 #include "pmstore/mapping/pool_file.h"
 #include "pmstore/mapping/verify.h"
@@ -28,6 +28,8 @@ namespace {
 
 using base::kHugePageSize;
 using base::kPageSize;
+using faultbench::DaxTraceSession;
+using faultbench::DaxTraceTally;
 
 constexpr uint64_t kPmdSize = 128ull << 20;  // 64 PMDs
 constexpr uint64_t kPteSize = 64ull << 20;   // 16384 pages

@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include "pmstore/base/units.h"
-#include "pmstore/mapping/dax_trace.h"
 #include "pmstore/mapping/verify.h"
 
 namespace pmstore::mapping {
@@ -26,50 +25,6 @@ TEST(InferFromWriteFaultsTest, MixedFaultsGiveAProportionalShare) {
   // Half the range PMD (64 faults), half PTE (32768 faults).
   MappingCensus c = InferFromWriteFaults(64 + 32768, 256u << 20);
   EXPECT_NEAR(static_cast<double>(c.pmd_bytes), 128.0 * (1 << 20), 2.0 * kHugePageSize);
-}
-
-// Lines in the format of include/trace/events/fs_dax.h, as the trace file
-// prints them with the record-tgid option on.
-constexpr const char* kPmdNopage =
-    "      faultbench-4242    (   4240) [001] .....   812.113: dax_pmd_fault_done: dev 259:0 ino 0xc "
-    "shared WRITE|ALLOW_RETRY|KILLABLE|USER address 0x7f0000200000 vm_start 0x7f0000000000 "
-    "vm_end 0x7f0010000000 pgoff 0x200 max_pgoff 0x3ffff NOPAGE";
-constexpr const char* kPmdFallback =
-    "      faultbench-4242    (   4240) [001] .....   812.114: dax_pmd_fault_done: dev 259:0 ino 0xc "
-    "shared WRITE|USER address 0x7f0000201000 vm_start 0x7f0000001000 vm_end 0x7f0010001000 pgoff 0x200 "
-    "max_pgoff 0x3ffff FALLBACK";
-constexpr const char* kPmdDsync =
-    "           <...>-4240    (   4240) [000] .....   812.115: dax_pmd_fault_done: dev 259:0 ino 0xc "
-    "shared WRITE address 0x7f0000400000 vm_start 0x7f0000000000 vm_end 0x7f0010000000 pgoff 0x400 "
-    "max_pgoff 0x3ffff NEEDDSYNC\n";
-constexpr const char* kPte =
-    "      faultbench-4242    (   4240) [001] .....   812.116: dax_pte_fault_done: dev 259:0 ino 0xc "
-    "shared WRITE address 0x7f0000201000 pgoff 0x201 NOPAGE";
-
-TEST(DaxTraceTest, TalliesPmdResultsAndPteFaultsOfTheProcess) {
-  DaxTraceTally tally;
-  for (const char* line : {kPmdNopage, kPmdFallback, kPmdDsync, kPte, kPte}) AddTraceLine(line, 4240, tally);
-  EXPECT_EQ(tally.pmd_nopage, 1u);
-  EXPECT_EQ(tally.pmd_fallback, 1u);
-  EXPECT_EQ(tally.pmd_needdsync, 1u);
-  EXPECT_EQ(tally.pmd_installed(), 2u);
-  EXPECT_EQ(tally.pte_faults, 2u);
-}
-
-TEST(DaxTraceTest, IgnoresOtherProcessesAndOtherEvents) {
-  DaxTraceTally tally;
-  AddTraceLine(kPmdNopage, 999, tally);
-  AddTraceLine("# tracer: nop", 4240, tally);
-  AddTraceLine("  fio-4240 [001] ..... 1.0: dax_load_hole: dev 259:0 ino 0xc shared", 4240, tally);
-  EXPECT_EQ(tally.pmd_installed() + tally.pmd_fallback + tally.pte_faults, 0u);
-}
-
-TEST(DaxTraceTest, FallsBackToCommPidWithoutTgidColumn) {
-  DaxTraceTally tally;
-  AddTraceLine("   my-tool-77 [000] ..... 3.0: dax_pmd_fault_done: dev 259:0 ino 0x1 shared WRITE address 0x0 "
-               "vm_start 0x0 vm_end 0x0 pgoff 0x0 max_pgoff 0x0 NOPAGE",
-               77, tally);
-  EXPECT_EQ(tally.pmd_nopage, 1u);
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 // installed), NEEDDSYNC (MAP_SYNC write fault, completed after the
 // metadata sync) or FALLBACK (fell back to PTEs). dax_pte_fault_done counts
 // 4 KiB faults. The ndctl DAX PMD test judges a kernel by these; so does
-// faultbench's `dax_trace` verification. Needs root and tracefs (mounted on
-// demand at /sys/kernel/tracing).
+// faultbench's `dax_trace` verification, and the DAX tests of the mapping
+// layer count with it. Needs root and tracefs (mounted on demand at
+// /sys/kernel/tracing). Not part of pmstore's library: the store never
+// traces itself.
 //
 // Not thread-safe, and one session at a time per machine: the tracepoint
 // switches are global.
@@ -17,7 +19,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace pmstore::mapping {
+namespace faultbench {
 
 struct DaxTraceTally {
   uint64_t pmd_nopage = 0;
@@ -59,4 +61,4 @@ class DaxTraceSession {
   bool active_ = false;
 };
 
-}  // namespace pmstore::mapping
+}  // namespace faultbench

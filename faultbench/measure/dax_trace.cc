@@ -1,4 +1,4 @@
-#include "pmstore/mapping/dax_trace.h"
+#include "faultbench/measure/dax_trace.h"
 
 #include <sys/mount.h>
 #include <unistd.h>
@@ -13,10 +13,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "faultbench/sysfacts/read_file.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 
-namespace pmstore::mapping {
+namespace faultbench {
 namespace {
 
 constexpr const char* kTracefs = "/sys/kernel/tracing";
@@ -28,18 +29,11 @@ constexpr const char* kBufferKb = "32768";
 
 absl::Status WriteFile(const std::string& path, std::string_view value) {
   std::ofstream out(path, std::ios::out | std::ios::trunc);
-  if (!out) return base::ErrnoStatus(errno, "open", path);
+  if (!out) return pmstore::base::ErrnoStatus(errno, "open", path);
   out << value;
   out.flush();
-  if (!out) return base::ErrnoStatus(errno, "write", path);
+  if (!out) return pmstore::base::ErrnoStatus(errno, "write", path);
   return absl::OkStatus();
-}
-
-std::string ReadFirstLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
 }
 
 std::string_view Trim(std::string_view s) {
@@ -99,7 +93,7 @@ absl::StatusOr<std::string> FindDaxTracepoints() {
   if (geteuid() != 0) return absl::PermissionDeniedError("fs_dax tracepoints need root (and tracefs)");
   if (access(absl::StrCat(kTracefs, "/events").c_str(), F_OK) != 0 &&
       mount("nodev", kTracefs, "tracefs", 0, nullptr) != 0) {
-    return base::ErrnoStatus(errno, "mount tracefs on", kTracefs);
+    return pmstore::base::ErrnoStatus(errno, "mount tracefs on", kTracefs);
   }
   if (access(events.c_str(), F_OK) != 0) {
     return absl::UnavailableError("this kernel has no fs_dax tracepoints (CONFIG_FS_DAX off?)");
@@ -162,7 +156,7 @@ absl::StatusOr<DaxTraceTally> DaxTraceSession::Stop() {
   DaxTraceTally tally;
   const std::string path = root_ + "/trace";
   std::ifstream trace(path);
-  if (!trace) return base::ErrnoStatus(errno, "open", path);
+  if (!trace) return pmstore::base::ErrnoStatus(errno, "open", path);
   const int pid = getpid();
   std::string line;
   while (std::getline(trace, line)) {
@@ -178,4 +172,4 @@ absl::StatusOr<DaxTraceTally> DaxTraceSession::Stop() {
   return tally;
 }
 
-}  // namespace pmstore::mapping
+}  // namespace faultbench
