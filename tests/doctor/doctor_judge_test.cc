@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include "faultbench/doctor/doctor.h"
-#include "faultbench/sysfacts/read_file.h"
 
 namespace faultbench::doctor {
 namespace {
@@ -114,22 +113,6 @@ TEST(DoctorJudgeTest, PageCacheDependsOnFileSystemAndKernel) {
   nfs.kernel = "6.18.0";
   Judge(nfs);
   EXPECT_FALSE(nfs.pmd_possible);
-}
-
-TEST(MountInfoTest, ParsesOptionalFieldsEscapesAndDaxOption) {
-  auto m = ParseMountInfoLine("36 35 98:0 / /mnt/my\\040disk rw,noatime master:1 shared:2 - ext4 /dev/pmem0 rw,dax");
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->mount_point, "/mnt/my disk");
-  EXPECT_EQ(m->fs_type, "ext4");
-  EXPECT_EQ(m->source, "/dev/pmem0");
-  EXPECT_EQ(m->dax_option, "always");
-  EXPECT_EQ(m->options, "rw,noatime,dax");
-  EXPECT_FALSE(ParseMountInfoLine("garbage").has_value());
-}
-
-TEST(SysfsChoiceTest, ReturnsTheBracketedWord) {
-  EXPECT_EQ(SelectedChoice("always [madvise] never"), "madvise");
-  EXPECT_EQ(SelectedChoice("always within_size advise [never] deny force"), "never");
 }
 
 }  // namespace

@@ -1,5 +1,4 @@
 #include "faultbench/taint/taint.h"
-#include "faultbench/sysfacts/kernel.h"
 
 #include <gtest/gtest.h>
 
@@ -51,20 +50,16 @@ TEST(Taint, UnknownsAreSaidNotHidden) {
   EXPECT_TRUE(HasLineStartingWith(lines, "cpu governor: not exposed"));
 }
 
-TEST(Taint, DebugOptionsAreReadFromAConfigText) {
-  const std::string config =
-      "CONFIG_LOCKDEP=y\n# CONFIG_KASAN is not set\nCONFIG_DEBUG_VM=y\nCONFIG_DEBUG_VM_PGTABLE=n\nCONFIG_HZ=250\n";
-  const std::vector<std::string> options = DebugOptionsIn(config);
-  EXPECT_NE(std::find(options.begin(), options.end(), "CONFIG_LOCKDEP"), options.end());
-  EXPECT_NE(std::find(options.begin(), options.end(), "CONFIG_DEBUG_VM"), options.end());
-  EXPECT_EQ(options.size(), 2u) << "CONFIG_DEBUG_VM_PGTABLE=n and an unset CONFIG_KASAN are off";
-}
-
-TEST(Taint, FreePageReportingIsTheBalloonsFeatureBitFive) {
-  EXPECT_TRUE(BalloonReportsFreePages("0x0005", "0110010100000000000000000000000010000000"));  // this VM's
-  EXPECT_FALSE(BalloonReportsFreePages("0x0005", "0110000100000000000000000000000010000000"));
-  EXPECT_FALSE(BalloonReportsFreePages("0x0002", "0110010100000000000000000000000010000000")) << "a block device";
-  EXPECT_FALSE(BalloonReportsFreePages("0x0005", "0110"));
+TEST(CompareTaint, OneLinePerKindSayingHowManyRunsHadIt) {
+  const std::vector<std::string> merged = MergeTaint({
+      {"hypervisor: KVM", "other load: 1-minute load average 3.10 on 2 CPUs before the run"},
+      {"hypervisor: KVM"},
+      {"hypervisor: KVM", "other load: 1-minute load average 2.40 on 2 CPUs before the run"},
+  });
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0], "hypervisor: KVM");
+  EXPECT_EQ(merged[1], "other load: 1-minute load average 3.10 on 2 CPUs before the run (2 of 3 runs)");
+  EXPECT_TRUE(MergeTaint({{}, {}}).empty());
 }
 
 }  // namespace

@@ -1,0 +1,49 @@
+// The readers of sysfacts/, on texts in the kernel's formats.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "faultbench/sysfacts/kernel.h"
+#include "faultbench/sysfacts/machine.h"
+#include "faultbench/sysfacts/mount.h"
+#include "faultbench/sysfacts/read_file.h"
+
+namespace faultbench {
+namespace {
+
+TEST(MountInfoTest, ParsesOptionalFieldsEscapesAndDaxOption) {
+  auto m = ParseMountInfoLine("36 35 98:0 / /mnt/my\\040disk rw,noatime master:1 shared:2 - ext4 /dev/pmem0 rw,dax");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->mount_point, "/mnt/my disk");
+  EXPECT_EQ(m->fs_type, "ext4");
+  EXPECT_EQ(m->source, "/dev/pmem0");
+  EXPECT_EQ(m->dax_option, "always");
+  EXPECT_EQ(m->options, "rw,noatime,dax");
+  EXPECT_FALSE(ParseMountInfoLine("garbage").has_value());
+}
+
+TEST(SysfsChoiceTest, ReturnsTheBracketedWord) {
+  EXPECT_EQ(SelectedChoice("always [madvise] never"), "madvise");
+  EXPECT_EQ(SelectedChoice("always within_size advise [never] deny force"), "never");
+}
+
+TEST(Taint, DebugOptionsAreReadFromAConfigText) {
+  const std::string config =
+      "CONFIG_LOCKDEP=y\n# CONFIG_KASAN is not set\nCONFIG_DEBUG_VM=y\nCONFIG_DEBUG_VM_PGTABLE=n\nCONFIG_HZ=250\n";
+  const std::vector<std::string> options = DebugOptionsIn(config);
+  EXPECT_NE(std::find(options.begin(), options.end(), "CONFIG_LOCKDEP"), options.end());
+  EXPECT_NE(std::find(options.begin(), options.end(), "CONFIG_DEBUG_VM"), options.end());
+  EXPECT_EQ(options.size(), 2u) << "CONFIG_DEBUG_VM_PGTABLE=n and an unset CONFIG_KASAN are off";
+}
+
+TEST(Taint, FreePageReportingIsTheBalloonsFeatureBitFive) {
+  EXPECT_TRUE(BalloonReportsFreePages("0x0005", "0110010100000000000000000000000010000000"));  // this VM's
+  EXPECT_FALSE(BalloonReportsFreePages("0x0005", "0110000100000000000000000000000010000000"));
+  EXPECT_FALSE(BalloonReportsFreePages("0x0002", "0110010100000000000000000000000010000000")) << "a block device";
+  EXPECT_FALSE(BalloonReportsFreePages("0x0005", "0110"));
+}
+
+}  // namespace
+}  // namespace faultbench
