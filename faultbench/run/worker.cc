@@ -69,6 +69,17 @@ struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
 
+// The two stretches a worker measures: `fault`, the first touch of every
+// block (the populate call with --prefault, else the rest of the first
+// pass), and `steady`, every I/O after it. `*_ran`: the stretch issued the
+// job's I/O, so its counters count toward the job's totals.
+struct MeasuredPhases {
+  PhaseResult fault{.name = "fault"};
+  PhaseResult steady{.name = "steady"};
+  bool fault_io_ran = false;
+  bool steady_ran = false;
+};
+
 // Everything a worker holds while it runs; destroyed in reverse order, so
 // the mapping goes before the file.
 class Worker {
@@ -85,6 +96,14 @@ class Worker {
 
  private:
   absl::Status OpenFile(WorkerResult& result);
+  // --prefault: the first touch of every page as one system call, so the
+  // fault phase is the kernel's work alone and the I/O after it is steady.
+  void Prefault(PhaseResult& fault);
+  // --ramp_time: I/O before anything is measured.
+  void RampUp();
+  // The fault phase's I/O; returns how many were issued.
+  uint64_t FaultPass(uint64_t budget, uint64_t deadline_ns, MeasuredPhases& phases);
+  void SteadyPass(uint64_t budget, uint64_t deadline_ns, MeasuredPhases& phases);
   // Issues up to `max_ios` I/Os, stopping early at `deadline_ns` (monotonic);
   // returns how many were issued. `measured` is false for the ramp, whose
   // offsets are not logged.
@@ -235,77 +254,83 @@ uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& ph
   return done;
 }
 
-void Worker::Measure(WorkerResult& result) {
-  TickCalibration calibration(ctx_.use_tsc);
-  calibration.Start();
+void Worker::Prefault(PhaseResult& fault) {
   const uint64_t range = blocks_ * job_.bs;
-  PhaseResult fault{.name = "fault"};
-  PhaseResult steady{.name = "steady"};
-
-  if (job_.prefault) {
-    // First touch of every page, as one system call: the fault phase is
-    // the kernel's work alone, the I/O phase after it is steady state.
-    const int advice = ReadPercent(job_.rw, job_.rwmixread) == 100 ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
-    TimedPhase(fault, [&] {
-      char* start = mapping_->address() + base_offset_;
-      if (madvise(start, range, advice) != 0) {
-        // Older kernels: touch one byte per page with the same access kind.
-        for (uint64_t off = 0; off < range; off += 4096) {
-          if (advice == MADV_POPULATE_READ) {
-            volatile char sink = start[off];
-            (void)sink;
-          } else {
-            start[off] = start[off];
-          }
+  const int advice = ReadPercent(job_.rw, job_.rwmixread) == 100 ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
+  TimedPhase(fault, [&] {
+    char* start = mapping_->address() + base_offset_;
+    if (madvise(start, range, advice) != 0) {
+      // Older kernels: touch one byte per page with the same access kind.
+      for (uint64_t off = 0; off < range; off += 4096) {
+        if (advice == MADV_POPULATE_READ) {
+          volatile char sink = start[off];
+          (void)sink;
+        } else {
+          start[off] = start[off];
         }
       }
-    });
-    fault.bytes_first_touched = fault.bytes_accessed = range;
-  }
+    }
+  });
+  fault.bytes_first_touched = fault.bytes_accessed = range;
+}
 
-  const uint64_t now = MonotonicNs();
-  if (job_.ramp_time_s > 0) {
-    PhaseResult ramp;
-    RunSpan(kNoLimit, now + static_cast<uint64_t>(job_.ramp_time_s * 1e9), ramp, /*measured=*/false);
-  }
-  const uint64_t measure_start = MonotonicNs();
-  const uint64_t deadline =
-      job_.runtime_s > 0 ? measure_start + static_cast<uint64_t>(job_.runtime_s * 1e9) : kNoLimit;
-  uint64_t budget = job_.time_based ? kNoLimit : static_cast<uint64_t>(job_.loops) * blocks_;
+void Worker::RampUp() {
+  if (job_.ramp_time_s <= 0) return;
+  PhaseResult ramp;
+  RunSpan(kNoLimit, MonotonicNs() + static_cast<uint64_t>(job_.ramp_time_s * 1e9), ramp, /*measured=*/false);
+}
 
-  bool fault_io_ran = false, steady_ran = false;
-  if (!job_.prefault && order_.pass() == 0) {
-    fault_io_ran = true;
-    // The rest of the first pass touches each block for the first time.
-    const uint64_t first_pass = std::min(budget, blocks_ - order_.emitted());
-    uint64_t done = 0;
-    TimedPhase(fault, [&] { done = RunSpan(first_pass, deadline, fault); });
-    fault.bytes_first_touched = fault.bytes_accessed = done * job_.bs;
-    budget -= done;
-  }
-  if (budget > 0 && (deadline == kNoLimit || MonotonicNs() < deadline)) {
-    steady_ran = true;
-    uint64_t done = 0;
-    TimedPhase(steady, [&] { done = RunSpan(budget, deadline, steady); });
-    steady.bytes_accessed = std::min(done, blocks_) * job_.bs;
-  }
-  calibration.Stop();
-  result.ns_per_tick = calibration.NsPerTick();
+uint64_t Worker::FaultPass(uint64_t budget, uint64_t deadline_ns, MeasuredPhases& phases) {
+  phases.fault_io_ran = true;
+  // The rest of the first pass touches each block for the first time.
+  const uint64_t first_pass = std::min(budget, blocks_ - order_.emitted());
+  uint64_t done = 0;
+  TimedPhase(phases.fault, [&] { done = RunSpan(first_pass, deadline_ns, phases.fault); });
+  phases.fault.bytes_first_touched = phases.fault.bytes_accessed = done * job_.bs;
+  return done;
+}
 
-  // fio's job-level numbers cover the measured I/O: with --prefault that is
-  // the steady phase only, otherwise both.
+void Worker::SteadyPass(uint64_t budget, uint64_t deadline_ns, MeasuredPhases& phases) {
+  phases.steady_ran = true;
+  uint64_t done = 0;
+  TimedPhase(phases.steady, [&] { done = RunSpan(budget, deadline_ns, phases.steady); });
+  phases.steady.bytes_accessed = std::min(done, blocks_) * job_.bs;
+}
+
+// fio's job-level numbers cover the measured I/O: with --prefault that is
+// the steady phase only, otherwise both.
+void AddUpPhases(MeasuredPhases& phases, uint64_t range, bool prefault, WorkerResult& result) {
   PhaseResult& total = result.total;
   total.name = "all";
   // Only phases that ran: one that did not has no counter readings at all.
   std::vector<const PhaseResult*> counted;
-  if (fault_io_ran) counted.push_back(&fault);
-  if (steady_ran) counted.push_back(&steady);
+  if (phases.fault_io_ran) counted.push_back(&phases.fault);
+  if (phases.steady_ran) counted.push_back(&phases.steady);
   for (size_t i = 0; i < counted.size(); ++i) AddPhase(total, *counted[i], i == 0);
-  total.bytes_accessed = std::min(range, std::max(fault.bytes_accessed, steady.bytes_accessed));
-  if (job_.prefault || steady.read.ios + steady.write.ios > 0) {
-    result.phases.push_back(std::move(fault));
-    result.phases.push_back(std::move(steady));
+  total.bytes_accessed = std::min(range, std::max(phases.fault.bytes_accessed, phases.steady.bytes_accessed));
+  if (prefault || phases.steady.read.ios + phases.steady.write.ios > 0) {
+    result.phases.push_back(std::move(phases.fault));
+    result.phases.push_back(std::move(phases.steady));
   }
+}
+
+// The steps of a measured run: prefault (or not), ramp, the rest of the
+// first pass (the fault phase), every later I/O (the steady phase).
+void Worker::Measure(WorkerResult& result) {
+  TickCalibration calibration(ctx_.use_tsc);
+  calibration.Start();
+  MeasuredPhases phases;
+  if (job_.prefault) Prefault(phases.fault);
+  RampUp();
+  const uint64_t measure_start = MonotonicNs();
+  const uint64_t deadline =
+      job_.runtime_s > 0 ? measure_start + static_cast<uint64_t>(job_.runtime_s * 1e9) : kNoLimit;
+  uint64_t budget = job_.time_based ? kNoLimit : static_cast<uint64_t>(job_.loops) * blocks_;
+  if (!job_.prefault && order_.pass() == 0) budget -= FaultPass(budget, deadline, phases);
+  if (budget > 0 && (deadline == kNoLimit || MonotonicNs() < deadline)) SteadyPass(budget, deadline, phases);
+  calibration.Stop();
+  result.ns_per_tick = calibration.NsPerTick();
+  AddUpPhases(phases, blocks_ * job_.bs, job_.prefault, result);
 }
 
 void Worker::ReadBack(WorkerResult& result) {
