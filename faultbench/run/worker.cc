@@ -95,7 +95,12 @@ class Worker {
   }
 
  private:
+  // SetUp's steps, in order.
+  absl::Status Place(WorkerResult& result);  // NUMA: CPUs and memory policy of this thread
   absl::Status OpenFile(WorkerResult& result);
+  absl::Status MapFile(WorkerResult& result);
+  uint64_t PlanBlocks(WorkerResult& result);  // the range and order of blocks; returns the seed
+  absl::Status AllocateBuffer(uint64_t seed);
   // --prefault: the first touch of every page as one system call, so the
   // fault phase is the kernel's work alone and the I/O after it is steady.
   void Prefault(PhaseResult& fault);
@@ -152,15 +157,15 @@ absl::Status Worker::OpenFile(WorkerResult& result) {
   return status;
 }
 
-absl::Status Worker::SetUp(WorkerResult& result) {
-  // Placement first: the file's pages (tmpfs allocates them at fallocate)
-  // and the page tables must come from the policy's nodes.
+absl::Status Worker::Place(WorkerResult& result) {
   PMSTORE_RETURN_IF_ERROR(ApplyNuma(ctx_.numa));
   result.numa.cpus = AllowedCpus();
   result.numa.policy = ctx_.numa.policy;
   result.numa.nodes = ctx_.numa.mem_nodes;
+  return absl::OkStatus();
+}
 
-  PMSTORE_RETURN_IF_ERROR(OpenFile(result));
+absl::Status Worker::MapFile(WorkerResult& result) {
   pmstore::mapping::MapOptions options;
   options.intent = job_.mapping;
   options.engine = job_.engine;
@@ -172,7 +177,10 @@ absl::Status Worker::SetUp(WorkerResult& result) {
   result.mapping.granularity = std::string(pmstore::mapping::GranularityName(mapping_->granularity()));
   result.mapping.map_sync = mapping_->map_sync();
   result.mapping.dax = mapping_->dax();
+  return absl::OkStatus();
+}
 
+uint64_t Worker::PlanBlocks(WorkerResult& result) {
   blocks_ = BlocksPerWorker(job_);
   base_offset_ = job_.shared_file ? static_cast<uint64_t>(ctx_.worker_index) * blocks_ * job_.bs : 0;
   result.range_bytes = blocks_ * job_.bs;
@@ -181,12 +189,26 @@ absl::Status Worker::SetUp(WorkerResult& result) {
   order_ = IsRandom(job_.rw) ? BlockOrder::Random(blocks_, seed) : BlockOrder::Sequential(blocks_);
   read_percent_ = ReadPercent(job_.rw, job_.rwmixread);
   rng_ = (seed * 0x2545F4914F6CDD1Dull) | 1;
+  return seed;
+}
 
+absl::Status Worker::AllocateBuffer(uint64_t seed) {
   void* buffer = nullptr;
   if (posix_memalign(&buffer, 4096, job_.bs) != 0) return absl::ResourceExhaustedError("cannot allocate the I/O buffer");
   buffer_.reset(static_cast<char*>(buffer));
   // Non-zero data, so writes are not special-cased anywhere below us.
   for (uint64_t i = 0; i < job_.bs; ++i) buffer_.get()[i] = static_cast<char>((i * 131 + seed) | 1);
+  return absl::OkStatus();
+}
+
+absl::Status Worker::SetUp(WorkerResult& result) {
+  // Placement first: the file's pages (tmpfs allocates them at fallocate)
+  // and the page tables must come from the policy's nodes.
+  PMSTORE_RETURN_IF_ERROR(Place(result));
+  PMSTORE_RETURN_IF_ERROR(OpenFile(result));
+  PMSTORE_RETURN_IF_ERROR(MapFile(result));
+  const uint64_t seed = PlanBlocks(result);
+  PMSTORE_RETURN_IF_ERROR(AllocateBuffer(seed));
   perf_ = std::make_unique<ThreadPerfCounters>();
   result.perf_unavailable = perf_->unavailable_reason();
   return absl::OkStatus();
