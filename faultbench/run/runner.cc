@@ -7,13 +7,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <cstdio>
 #include <filesystem>
 #include <latch>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -21,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/measure/dax_trace.h"
+#include "faultbench/run/progress_line.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/mount.h"
 #include "faultbench/taint/taint.h"
@@ -72,53 +70,6 @@ absl::Status CheckSpace(const std::vector<JobOptions>& jobs) {
   return absl::OkStatus();
 }
 
-// One updating line on stderr while the run lasts more than 2 s.
-class ProgressLine {
- public:
-  ProgressLine(bool enabled, const std::vector<std::unique_ptr<std::atomic<uint64_t>>>& counters)
-      : counters_(counters) {
-    if (enabled && isatty(STDERR_FILENO)) thread_ = std::thread([this] { Loop(); });
-  }
-  ~ProgressLine() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  void Loop() {
-    const auto start = std::chrono::steady_clock::now();
-    uint64_t last = 0;
-    bool printed = false;
-    for (;;) {
-      {
-        // Wakes at once when the run ends, so the line never delays the report.
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return done_; })) break;
-      }
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      uint64_t ios = 0;
-      for (const auto& c : counters_) ios += c->load(std::memory_order_relaxed);
-      if (elapsed >= 2.0) {
-        std::fprintf(stderr, "\rfaultbench: %.0fs elapsed, %s I/Os, %.0f IOPS   ", elapsed,
-                     absl::StrCat(ios).c_str(), static_cast<double>(ios - last) * 2.0);
-        printed = true;
-      }
-      last = ios;
-    }
-    if (printed) std::fprintf(stderr, "\r%80s\r", "");
-  }
-
-  const std::vector<std::unique_ptr<std::atomic<uint64_t>>>& counters_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool done_ = false;  // guarded by mutex_
-  std::thread thread_;
-};
-
 // Kernels without PAGEMAP_SCAN (before 6.7) cannot read DAX page-table
 // entries back (smaps is blind to DAX), but the fs_dax tracepoints see every
 // DAX fault. The tally is per process, so it can stand for one worker only:
@@ -152,6 +103,108 @@ void ApplyDaxTrace(const DaxTraceTally& tally, WorkerResult& w) {
   w.mapping.dax_trace = tally;
 }
 
+// What the workers of a run share, built before the first one starts.
+// Latches and counters are held by pointer: every context points at them.
+struct WorkerPlan {
+  std::vector<WorkerContext> contexts;  // job by job, worker by worker
+  std::unique_ptr<std::latch> start_line;
+  std::vector<std::unique_ptr<std::latch>> file_latches;         // one per --shared-file job
+  std::vector<std::unique_ptr<std::atomic<uint64_t>>> progress;  // I/Os done, one per worker
+};
+
+// One context per worker of every job, with the job's NUMA placement resolved.
+absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, const RunSettings& settings) {
+  WorkerPlan plan;
+  int workers = 0;
+  for (const JobOptions& job : jobs) workers += job.numjobs;
+  plan.start_line = std::make_unique<std::latch>(workers);
+  if (settings.offset_logs != nullptr) settings.offset_logs->assign(static_cast<size_t>(workers), {});
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    PMSTORE_ASSIGN_OR_RETURN(ResolvedNuma numa, ResolveNuma(jobs[j].numa));
+    std::latch* file_ready = nullptr;
+    if (jobs[j].shared_file) {
+      plan.file_latches.push_back(std::make_unique<std::latch>(1));
+      file_ready = plan.file_latches.back().get();
+    }
+    for (int w = 0; w < jobs[j].numjobs; ++w) {
+      plan.progress.push_back(std::make_unique<std::atomic<uint64_t>>(0));
+      WorkerContext c;
+      c.job = &jobs[j];
+      c.job_index = static_cast<int>(j);
+      c.worker_index = w;
+      c.numa = numa;
+      c.use_tsc = InvariantTscAvailable();
+      c.file_ready = file_ready;
+      c.start_line = plan.start_line.get();
+      c.progress = plan.progress.back().get();
+      if (settings.offset_logs != nullptr) c.offset_log = &(*settings.offset_logs)[plan.contexts.size()];
+      plan.contexts.push_back(c);
+    }
+  }
+  return plan;
+}
+
+// Starts every worker at once, as fio starts job sections, and waits for
+// all of them; traces DAX faults around them where that is how the mapping
+// is verified (MaybeStartDaxTrace).
+void RunWorkers(const std::vector<JobOptions>& jobs, const RunSettings& settings, const WorkerPlan& plan,
+                RunResult& run) {
+  run.workers.resize(plan.contexts.size());
+  std::optional<DaxTraceSession> dax_trace = MaybeStartDaxTrace(jobs);
+  const uint64_t start_ns = MonotonicNs();
+  {
+    ProgressLine progress(settings.progress, plan.progress);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < plan.contexts.size(); ++i) {
+      threads.emplace_back([&, i] { run.workers[i] = RunWorker(plan.contexts[i]); });
+    }
+    for (auto& t : threads) t.join();
+  }
+  run.wall_s = static_cast<double>(MonotonicNs() - start_ns) / 1e9;
+  if (dax_trace) {
+    auto tally = dax_trace->Stop();
+    if (tally.ok()) {
+      for (WorkerResult& w : run.workers) ApplyDaxTrace(*tally, w);
+    }
+  }
+}
+
+// A worker whose mapping differs from its request carries what the doctor
+// finds for its file.
+void AskTheDoctorWhy(RunResult& run) {
+  for (WorkerResult& w : run.workers) {
+    if (!w.error.empty() || !w.mapping.DiffersFromRequest()) continue;
+    auto report = doctor::Examine(w.file);
+    if (report.ok()) {
+      for (const auto& blocker : report->blockers) w.doctor_reasons.push_back(blocker.reason);
+      for (const auto& warning : report->warnings) w.doctor_reasons.push_back(warning);
+    }
+    if (w.doctor_reasons.empty()) {
+      w.doctor_reasons.push_back("the doctor finds no blocker for this path: see 'faultbench doctor " + w.file + "'");
+    }
+  }
+}
+
+// --unlink: the job's files go once the run has been verified.
+void UnlinkJobFiles(RunResult& run) {
+  for (WorkerResult& w : run.workers) {
+    if (!w.job.unlink || w.file.empty()) continue;
+    absl::Status s = UnlinkJobFile(w.file, "--unlink");
+    if (!s.ok() && w.error.empty()) w.error = std::string(s.message());
+  }
+}
+
+// The workers' usr+sys time over (the longest worker's runtime x online
+// CPUs): near 1, the CPUs and not the memory were the limit.
+double CpuBusyFraction(const RunResult& run) {
+  double busy_s = 0, longest = 0;
+  for (const WorkerResult& w : run.workers) {
+    busy_s += w.total.rusage.user_s + w.total.rusage.system_s;
+    longest = std::max(longest, w.total.runtime_s);
+  }
+  return longest > 0 ? busy_s / (longest * run.machine.online_cpus) : 0;
+}
+
 }  // namespace
 
 absl::Status PreflightJobs(const std::vector<JobOptions>& jobs) {
@@ -177,80 +230,11 @@ absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const
   run.machine = ReadMachineState();
   run.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
-
-  std::vector<WorkerContext> contexts;
-  std::vector<std::unique_ptr<std::latch>> file_latches;
-  std::vector<std::unique_ptr<std::atomic<uint64_t>>> counters;
-  int workers = 0;
-  for (const JobOptions& job : jobs) workers += job.numjobs;
-  std::latch start_line(workers);
-  if (settings.offset_logs != nullptr) settings.offset_logs->assign(static_cast<size_t>(workers), {});
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    PMSTORE_ASSIGN_OR_RETURN(ResolvedNuma numa, ResolveNuma(jobs[j].numa));
-    std::latch* file_ready = nullptr;
-    if (jobs[j].shared_file) {
-      file_latches.push_back(std::make_unique<std::latch>(1));
-      file_ready = file_latches.back().get();
-    }
-    for (int w = 0; w < jobs[j].numjobs; ++w) {
-      counters.push_back(std::make_unique<std::atomic<uint64_t>>(0));
-      WorkerContext c;
-      c.job = &jobs[j];
-      c.job_index = static_cast<int>(j);
-      c.worker_index = w;
-      c.numa = numa;
-      c.use_tsc = InvariantTscAvailable();
-      c.file_ready = file_ready;
-      c.start_line = &start_line;
-      c.progress = counters.back().get();
-      if (settings.offset_logs != nullptr) c.offset_log = &(*settings.offset_logs)[contexts.size()];
-      contexts.push_back(c);
-    }
-  }
-
-  run.workers.resize(contexts.size());
-  std::optional<DaxTraceSession> dax_trace = MaybeStartDaxTrace(jobs);
-  const uint64_t start_ns = MonotonicNs();
-  {
-    ProgressLine progress(settings.progress, counters);
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < contexts.size(); ++i) {
-      threads.emplace_back([&, i] { run.workers[i] = RunWorker(contexts[i]); });
-    }
-    for (auto& t : threads) t.join();
-  }
-  run.wall_s = static_cast<double>(MonotonicNs() - start_ns) / 1e9;
-  if (dax_trace) {
-    auto tally = dax_trace->Stop();
-    if (tally.ok()) {
-      for (WorkerResult& w : run.workers) ApplyDaxTrace(*tally, w);
-    }
-  }
-
-  double busy_s = 0;
-  for (WorkerResult& w : run.workers) {
-    busy_s += w.total.rusage.user_s + w.total.rusage.system_s;
-    if (w.error.empty() && w.mapping.DiffersFromRequest()) {
-      auto report = doctor::Examine(w.file);
-      if (report.ok()) {
-        for (const auto& blocker : report->blockers) w.doctor_reasons.push_back(blocker.reason);
-        for (const auto& warning : report->warnings) w.doctor_reasons.push_back(warning);
-      }
-      if (w.doctor_reasons.empty()) {
-        w.doctor_reasons.push_back("the doctor finds no blocker for this path: see 'faultbench doctor " + w.file + "'");
-      }
-    }
-  }
-  // --unlink: only now, once the doctor has looked at the files it needed.
-  for (WorkerResult& w : run.workers) {
-    if (!w.job.unlink || w.file.empty()) continue;
-    absl::Status s = UnlinkJobFile(w.file, "--unlink");
-    if (!s.ok() && w.error.empty()) w.error = std::string(s.message());
-  }
-  double longest = 0;
-  for (const WorkerResult& w : run.workers) longest = std::max(longest, w.total.runtime_s);
-  const double busy_fraction = longest > 0 ? busy_s / (longest * run.machine.online_cpus) : 0;
-  run.taint = TaintLines(run.machine, busy_fraction);
+  PMSTORE_ASSIGN_OR_RETURN(WorkerPlan plan, PlanWorkers(jobs, settings));
+  RunWorkers(jobs, settings, plan, run);
+  AskTheDoctorWhy(run);
+  UnlinkJobFiles(run);  // only now, once the doctor has looked at the files it needed
+  run.taint = TaintLines(run.machine, CpuBusyFraction(run));
   return run;
 }
 

@@ -2,6 +2,11 @@
 // of every job at once (as fio runs job sections in parallel), waits for
 // them and gathers their results with the machine's taint.
 //
+// ExecuteJobs is its list of steps (runner.cc): preflight, read the
+// machine's state, plan the workers, run them (tracing DAX faults where
+// that verifies the mapping), ask the doctor why a mapping differs from its
+// request, unlink (--unlink), judge the taint.
+//
 // Everything that can be known before a worker starts is checked first and
 // returned as an error, so a bad run fails in one line before touching any
 // file: InvalidArgument (bad option, unknown NUMA node), NotFound (missing
