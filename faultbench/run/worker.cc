@@ -1,18 +1,16 @@
 #include "faultbench/run/worker.h"
 
-#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <csetjmp>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "faultbench/engine/io_engine.h"
+#include "faultbench/run/bus_error.h"
 #include "faultbench/workload/block_order.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
@@ -368,53 +366,16 @@ void Worker::ReadBack(WorkerResult& result) {
   result.numa.placement = SamplePagePlacement(start, range);
 }
 
-// A SIGBUS while a worker's I/O loop runs means the mapped file no longer
-// backs the page (truncated underneath the run by another process, or a
-// hole the file system could not fill): the worker's thread jumps back to
-// RunWorker, which reports the file and offset instead of dumping core.
-// SIGBUS is synchronous, so it arrives on the thread that touched the page.
-thread_local sigjmp_buf* t_bus_jump = nullptr;
-thread_local void* t_bus_address = nullptr;
-
-void OnSigbus(int, siginfo_t* info, void*) {
-  if (t_bus_jump == nullptr) {
-    // Not inside an I/O loop: the default action (a core dump), as before.
-    signal(SIGBUS, SIG_DFL);
-    raise(SIGBUS);
-    return;
+// The steps that touch the mapping, run under RunUnlessBusError.
+struct MappedSteps {
+  Worker* worker;
+  WorkerResult* result;
+  static void Run(void* arg) {
+    auto* steps = static_cast<MappedSteps*>(arg);
+    steps->worker->Measure(*steps->result);
+    steps->worker->ReadBack(*steps->result);
   }
-  t_bus_address = info->si_addr;
-  siglongjmp(*t_bus_jump, 1);
-}
-
-void InstallSigbusHandler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction action = {};
-    action.sa_sigaction = OnSigbus;
-    action.sa_flags = SA_SIGINFO;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGBUS, &action, nullptr);
-  });
-}
-
-// Measure and ReadBack; false when a SIGBUS cut them short (*address: the
-// faulting address). Only references cross the jump, so nothing this
-// frame holds is left indeterminate by it; what the loop had on its own
-// stack is abandoned, and the worker's result stays partial.
-bool MeasureUnlessBusError(Worker& worker, WorkerResult& result, void** address) {
-  sigjmp_buf jump;
-  if (sigsetjmp(jump, 1) != 0) {
-    t_bus_jump = nullptr;
-    *address = t_bus_address;
-    return false;
-  }
-  t_bus_jump = &jump;
-  worker.Measure(result);
-  worker.ReadBack(result);
-  t_bus_jump = nullptr;
-  return true;
-}
+};
 
 }  // namespace
 
@@ -435,9 +396,9 @@ WorkerResult RunWorker(const WorkerContext& context) {
     result.failed_in_setup = true;
     return result;
   }
-  InstallSigbusHandler();
+  MappedSteps steps{&worker, &result};
   void* address = nullptr;
-  if (!MeasureUnlessBusError(worker, result, &address)) {
+  if (!RunUnlessBusError(&MappedSteps::Run, &steps, &address)) {
     result.bus_error = true;
     result.error = absl::StrCat("SIGBUS at offset ", worker.FileOffsetOf(address), " of ", result.file,
                                 ": the file no longer backs its mapping (truncated during the run, or no space "
