@@ -14,12 +14,12 @@ namespace faultbench {
 // Prints "faultbench: MESSAGE" on stderr; returns 2, the exit status of bad usage.
 int UsageError(const absl::Status& status);
 
-// Where a report goes: stdout, or the file --output names (closed on
-// destruction). InvalidArgument "--output: cannot write PATH" when it
-// cannot be opened for writing.
 // Writes `text` to `path`, replacing it; errors name the call and the path.
 absl::Status WriteTextFile(const std::string& path, const std::string& text);
 
+// Where a report goes: stdout, or the file --output names (closed on
+// destruction). InvalidArgument "--output: cannot write PATH" when it
+// cannot be opened for writing.
 class OutputFile {
  public:
   static absl::StatusOr<OutputFile> Open(const std::string& path);  // "" = stdout
