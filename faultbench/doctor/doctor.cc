@@ -137,7 +137,11 @@ absl::StatusOr<DoctorReport> Examine(const std::string& path) {
   r.pagemap_scan = pmstore::mapping::PagemapScanAvailable();
   auto tracefs = FindDaxTracepoints();
   r.dax_tracepoints = tracefs.ok() ? "available" : std::string(tracefs.status().message());
-  if (r.block.pmem) r.pat_memtype = ReadPatMemtype(r.block.pmem_start, r.block.pmem_size);
+  if (r.block.pmem) {
+    const PatMemtype pat = ReadPatMemtype(r.block.pmem_start, r.block.pmem_size);
+    r.pat_memtype = pat.memtype;
+    r.pat_memtype_unknown = pat.unknown_reason;
+  }
   Judge(r);
   return r;
 }

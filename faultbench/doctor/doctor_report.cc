@@ -53,7 +53,7 @@ std::string RenderText(const DoctorReport& r) {
                           " defrag=", OrUnknown(r.thp.defrag)));
   if (r.mount.fs_type == "tmpfs") row("tmpfs huge=", r.mount.tmpfs_huge.empty() ? "not set (never)" : r.mount.tmpfs_huge);
   row("block device", BlockLine(r.block));
-  if (r.block.pmem) row("PAT memtype", r.pat_memtype.empty() ? "unknown (needs root and debugfs)" : r.pat_memtype);
+  if (r.block.pmem) row("PAT memtype", r.pat_memtype.empty() ? absl::StrCat("unknown (", r.pat_memtype_unknown, ")") : r.pat_memtype);
   row("kernel", r.kernel);
   row("PAGEMAP_SCAN", r.pagemap_scan ? "available (pagemap_scan verification)" : "unavailable (smaps verification)");
   row("fs_dax tracepoints", r.dax_tracepoints);
@@ -81,6 +81,7 @@ std::string RenderJson(const DoctorReport& r) {
   j["block_device"] = {{"name", r.block.device}, {"dev", r.block.dev_id}, {"pmem", r.block.pmem},
                        {"numa_node", r.block.numa_node < 0 ? nlohmann::json() : nlohmann::json(r.block.numa_node)}};
   j["pat_memtype"] = r.pat_memtype.empty() ? nlohmann::json() : nlohmann::json(r.pat_memtype);
+  if (r.block.pmem && r.pat_memtype.empty()) j["pat_memtype_unknown"] = r.pat_memtype_unknown;
   j["kernel"] = r.kernel;
   j["pagemap_scan"] = r.pagemap_scan;
   j["dax_tracepoints"] = r.dax_tracepoints;
