@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "faultbench/report/report.h"
+#include "faultbench/report/signature_report.h"
 #include "pmstore/base/units.h"
 
 namespace faultbench {
@@ -119,6 +120,7 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
 std::string RenderText(const RunResult& run) {
   std::string out;
   for (const WorkerResult& w : run.workers) AppendWorker(out, w);
+  absl::StrAppend(&out, SignatureText(run.signature));
   if (!run.taint.empty()) {
     absl::StrAppend(&out, "\nTaint (numbers may not compare with a clean bare-metal run):\n");
     for (const auto& line : run.taint) absl::StrAppend(&out, "  - ", line, "\n");

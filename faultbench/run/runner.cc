@@ -19,6 +19,7 @@
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/measure/dax_trace.h"
 #include "faultbench/run/progress_line.h"
+#include "faultbench/run/signature_probe.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/mount.h"
 #include "faultbench/taint/taint.h"
@@ -70,6 +71,15 @@ absl::Status CheckSpace(const std::vector<JobOptions>& jobs) {
   return absl::OkStatus();
 }
 
+// The mount holding a job's files, recorded with the run: a comparison of
+// runs must know whether they ran on the same kind of file system.
+MountFacts FileSystemOf(const JobOptions& job) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(job), ec);
+  if (ec) return {};
+  return ReadMountFacts(dir.string()).value_or(MountFacts{});
+}
+
 // Kernels without PAGEMAP_SCAN (before 6.7) cannot read DAX page-table
 // entries back (smaps is blind to DAX), but the fs_dax tracepoints see every
 // DAX fault. The tally is per process, so it can stand for one worker only:
@@ -110,6 +120,7 @@ struct WorkerPlan {
   std::unique_ptr<std::latch> start_line;
   std::vector<std::unique_ptr<std::latch>> file_latches;         // one per --shared-file job
   std::vector<std::unique_ptr<std::atomic<uint64_t>>> progress;  // I/Os done, one per worker
+  std::unique_ptr<SignatureProbe> probe;  // the signature's readings around the workload
 };
 
 // One context per worker of every job, with the job's NUMA placement resolved.
@@ -118,6 +129,7 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
   int workers = 0;
   for (const JobOptions& job : jobs) workers += job.numjobs;
   plan.start_line = std::make_unique<std::latch>(workers);
+  plan.probe = std::make_unique<SignatureProbe>(workers);
   if (settings.offset_logs != nullptr) settings.offset_logs->assign(static_cast<size_t>(workers), {});
   for (size_t j = 0; j < jobs.size(); ++j) {
     PMSTORE_ASSIGN_OR_RETURN(ResolvedNuma numa, ResolveNuma(jobs[j].numa));
@@ -136,6 +148,7 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
       c.use_tsc = InvariantTscAvailable();
       c.file_ready = file_ready;
       c.start_line = plan.start_line.get();
+      c.probe = plan.probe.get();
       c.progress = plan.progress.back().get();
       if (settings.offset_logs != nullptr) c.offset_log = &(*settings.offset_logs)[plan.contexts.size()];
       plan.contexts.push_back(c);
@@ -167,6 +180,8 @@ void RunWorkers(const std::vector<JobOptions>& jobs, const RunSettings& settings
       for (WorkerResult& w : run.workers) ApplyDaxTrace(*tally, w);
     }
   }
+  if (plan.probe->complete()) AddCounterDeltas(plan.probe->at_start(), plan.probe->at_finish(), run.signature);
+  SetWorkerParts(run.workers, run.signature);
 }
 
 // A worker whose mapping differs from its request carries what the doctor
@@ -230,6 +245,7 @@ absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const
   run.machine = ReadMachineState();
   run.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
+  run.filesystem = FileSystemOf(jobs.front());
   PMSTORE_ASSIGN_OR_RETURN(WorkerPlan plan, PlanWorkers(jobs, settings));
   RunWorkers(jobs, settings, plan, run);
   AskTheDoctorWhy(run);

@@ -12,6 +12,7 @@
 
 #include "faultbench/numa/numa_policy.h"
 #include "faultbench/result/worker_result.h"
+#include "faultbench/run/signature_probe.h"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {
@@ -28,6 +29,9 @@ struct WorkerContext {
   // Every worker of the run arrives here once set up (or failed), so the
   // measured intervals of concurrent workers overlap.
   std::latch* start_line = nullptr;
+  // Reads the counters of the run's signature at the start and finish
+  // lines (signature_probe.h); null: no signature.
+  SignatureProbe* probe = nullptr;
   // I/Os done so far, for the progress line (updated every 64 I/Os).
   std::atomic<uint64_t>* progress = nullptr;
   // Records every block offset (bytes from the start of the worker's
