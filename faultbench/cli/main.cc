@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "faultbench/cli/command_io.h"
@@ -50,9 +51,12 @@ ABSL_FLAG(std::string, output, "", "run, compare: write the report to this file 
 ABSL_FLAG(std::string, modes, "pte,pmd", "compare: mapping modes to run (pte, pmd, auto)");
 ABSL_FLAG(std::string, engines, "", "compare: engines to run (mmap, pmem2); default: --engine");
 ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g. 'membind=0;membind=1'");
-ABSL_FLAG(int, repeat, 3, "compare: runs per variant");
+ABSL_FLAG(std::string, repeat, "3",
+          "compare: runs per variant, or auto: rounds until the verdict is decided or --repeat-budget runs out");
+ABSL_FLAG(std::string, repeat_budget, "60s", "compare: --repeat=auto stops before a round would end past this time");
+ABSL_FLAG(bool, warmup, true, "compare: one unmeasured run first (memory the hypervisor took back is touched again)");
 ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reproduces 4 KiB carryover)");
-ABSL_FLAG(std::string, plot, "", "compare: write an SVG bar chart (median, min-max) to this file");
+ABSL_FLAG(std::string, plot, "", "compare: write an SVG bar chart (median, min-max, a dot per repeat) to this file");
 ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to this file (the report still goes to --output)");
 
 namespace {
@@ -116,7 +120,8 @@ const std::vector<Subcommand>& Subcommands() {
        "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
        Flags({kFioWorkloadFlags, kEngineFlags, kNumaFlags, kOutputFlags,
-              {"modes", "engines", "numa-sets", "repeat", "reuse-file", "plot", "save-json"}})},
+              {"modes", "engines", "numa-sets", "repeat", "repeat-budget", "warmup", "reuse-file", "plot",
+               "save-json"}})},
   };
   return kSubcommands;
 }
@@ -178,6 +183,23 @@ int Run(const std::vector<std::string>& args) {
   return faultbench::RunCommand(config);
 }
 
+// --repeat=N|auto and --repeat-budget=DURATION into `config`.
+absl::Status ParseRepeat(faultbench::CompareConfig& config) {
+  const std::string repeat = absl::GetFlag(FLAGS_repeat);
+  config.repeat_auto = repeat == "auto";
+  if (!config.repeat_auto && (!absl::SimpleAtoi(repeat, &config.repeat) || config.repeat < 1)) {
+    return absl::InvalidArgumentError("--repeat: '" + repeat + "' is not a count >= 1 or auto");
+  }
+  auto budget = faultbench::ParseSeconds(absl::GetFlag(FLAGS_repeat_budget));
+  if (!budget.ok() || *budget <= 0) {
+    return absl::InvalidArgumentError("--repeat-budget: '" + absl::GetFlag(FLAGS_repeat_budget) +
+                                      "' is not a duration (60s, 2m)");
+  }
+  config.repeat_budget_s = *budget;
+  config.warmup = absl::GetFlag(FLAGS_warmup);
+  return absl::OkStatus();
+}
+
 int Compare(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError(absl::InvalidArgumentError("compare takes no arguments, only flags"));
   auto job = JobFromFlags();
@@ -193,7 +215,7 @@ int Compare(const std::vector<std::string>& args) {
   config.output_path = absl::GetFlag(FLAGS_output);
   config.plot_path = absl::GetFlag(FLAGS_plot);
   config.save_json_path = absl::GetFlag(FLAGS_save_json);
-  config.repeat = absl::GetFlag(FLAGS_repeat);
+  if (absl::Status s = ParseRepeat(config); !s.ok()) return UsageError(s);
   config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
   config.modes.clear();
   for (absl::string_view mode : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',', absl::SkipWhitespace())) {

@@ -8,11 +8,15 @@
 #include <filesystem>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "faultbench/compare/repeat_plan.h"
+#include "faultbench/compare/signature_verdict.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/run/runner.h"
+#include "faultbench/stats/change.h"
 #include "faultbench/taint/taint.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/status_macros.h"
@@ -114,17 +118,6 @@ absl::StatusOr<std::vector<NumaSet>> ParseNumaSets(const std::string& text) {
   return sets;
 }
 
-Spread SpreadOf(std::vector<double> values) {
-  Spread s;
-  if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  s.median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-  s.min = values.front();
-  s.max = values.back();
-  return s;
-}
-
 Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
   Verdict v;
   if (pte == nullptr || pmd == nullptr || pte->iops.median <= 0) {
@@ -133,12 +126,16 @@ Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
   }
   v.available = true;
   v.pmd_over_pte = pmd->iops.median / pte->iops.median;
-  const bool faster = pmd->iops.min > pte->iops.max && v.pmd_over_pte > 1 + kMinEffect;
-  const bool slower = pmd->iops.max < pte->iops.min && v.pmd_over_pte < 1 - kMinEffect;
-  if (faster) {
+  const stats::ChangeJudgement change = stats::JudgeChange(pte->iops, pmd->iops, {.relative = kMinEffect});
+  v.evidence = "IOPS pte vs pmd: " + change.Evidence();
+  v.called = change.change == stats::Change::kUp || change.change == stats::Change::kDown;
+  if (change.change == stats::Change::kUp) {
     v.text = absl::StrFormat("PMD faster x%.2f", v.pmd_over_pte);
-  } else if (slower) {
+  } else if (change.change == stats::Change::kDown) {
     v.text = absl::StrFormat("REGRESSION: PMD slower than PTE x%.2f", 1 / v.pmd_over_pte);
+  } else if (change.change == stats::Change::kTooFewRuns) {
+    v.text = absl::StrFormat("nothing called: %d pte and %d pmd repeats, 3 a mode are needed to know the spread",
+                             pte->iops.n(), pmd->iops.n());
   } else {
     v.text = "no significant difference";
   }
@@ -191,7 +188,7 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   auto collect = [&](double Sample::*field) {
     std::vector<double> values;
     for (const Sample& s : samples) values.push_back(s.*field);
-    return SpreadOf(values);
+    return stats::Summarize(values);
   };
   v.iops = collect(&Sample::iops);
   v.bw_bytes = collect(&Sample::bw_bytes);
@@ -203,8 +200,11 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   return v;
 }
 
-// One verdict per (engine, NUMA set) that has a pmd variant.
-std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variants, bool reuse_file) {
+// One verdict per (engine, NUMA set) that has a pmd variant: on IOPS, or
+// under emulation on the signature. `with_causes`: ask the doctor about
+// the files (the final verdict), not while --repeat=auto is still deciding.
+std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variants, bool reuse_file,
+                                      const std::string& emulation, bool with_causes) {
   std::vector<GroupVerdict> groups;
   for (const VariantSummary& pmd : variants) {
     if (pmd.mode != PageIntent::kPmd) continue;
@@ -214,12 +214,16 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
     }
     GroupVerdict g;
     g.group = absl::StrCat(std::string(EngineName(pmd.engine)), pmd.numa_label == "default" ? "" : "/" + pmd.numa_label);
-    g.verdict = JudgePmdOverPte(pte, &pmd);
+    const bool timings = emulation.empty();
+    g.verdict = timings ? JudgePmdOverPte(pte, &pmd) : JudgePmdOverPteBySignature(pte, &pmd, emulation);
     // A regression needs its causes; so does any result whose pmd runs were
     // not PMD-mapped, because then it is not a PTE-versus-PMD result at all.
-    const bool regression = g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect;
-    if (regression || pmd.pmd_share.median < 0.95) g.verdict.causes = RegressionCauses(pmd, reuse_file);
-    if (g.verdict.available && pmd.pmd_share.median < 0.95) {
+    const bool regression = absl::StartsWith(g.verdict.text, "REGRESSION") ||
+                            (timings && g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect);
+    if (with_causes && (regression || pmd.pmd_share.median < 0.95)) {
+      g.verdict.causes = RegressionCauses(pmd, reuse_file);
+    }
+    if (timings && g.verdict.available && pmd.pmd_share.median < 0.95) {
       g.verdict.text += absl::StrFormat(" (but the pmd runs were %.1f%% PMD-mapped: not a PMD result)",
                                         pmd.pmd_share.median * 100);
     }
@@ -253,6 +257,47 @@ JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   return job;
 }
 
+// The unmeasured warm-up: the first variant's workload once, on a file of
+// its own (deleted after), so the memory it will use has been touched.
+absl::Status WarmUp(const CompareConfig& config, const Variant& first) {
+  JobOptions job = VariantJob(config, first);
+  if (job.filename.empty()) {
+    job.name += "-warmup";
+  } else {
+    job.filename += ".warmup";
+  }
+  job.fresh_file = true;
+  job.unlink = true;
+  if (config.progress && isatty(STDERR_FILENO)) {
+    std::fprintf(stderr, "faultbench: warm-up (not measured): %s\n", first.Label().c_str());
+  }
+  RunSettings settings;
+  settings.progress = config.progress;
+  auto run = ExecuteJobs({job}, settings);
+  if (!run.ok()) return absl::Status(run.status().code(), absl::StrCat("warm-up: ", run.status().message()));
+  return absl::OkStatus();
+}
+
+// --repeat=auto stops once every group's verdict calls a difference.
+bool Decided(const std::vector<GroupVerdict>& groups) {
+  if (groups.empty()) return false;
+  for (const GroupVerdict& g : groups) {
+    if (!g.verdict.called) return false;
+  }
+  return true;
+}
+
+// What kept the verdicts undecided: each group's evidence that called nothing.
+std::string UndecidedEvidence(const std::vector<GroupVerdict>& groups) {
+  if (groups.empty()) return "no pte/pmd pair to judge (--modes)";
+  std::string out;
+  for (const GroupVerdict& g : groups) {
+    if (g.verdict.called) continue;
+    absl::StrAppend(&out, out.empty() ? "" : "; ", g.group, ": ", g.verdict.evidence);
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code) {
@@ -265,17 +310,19 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
 
   CompareOutcome outcome;
   outcome.location = Location(config.job);
+  if (config.warmup) PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front()));
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
   std::vector<std::vector<std::string>> runs_taint;
-  for (int r = 0; r < config.repeat; ++r) {
+  RepeatPlan plan = config.repeat_auto ? RepeatPlan::Auto(config.repeat_budget_s) : RepeatPlan::Fixed(config.repeat);
+  for (int r = 0; plan.StartRound(); ++r) {
     for (size_t k = 0; k < variants.size(); ++k) {
       const size_t i = r % 2 == 0 ? k : variants.size() - 1 - k;  // alternate the order every repeat
+      if (config.progress && isatty(STDERR_FILENO)) {
+        std::fprintf(stderr, "faultbench: repeat %s: %s\n", plan.RoundLabel().c_str(), variants[i].Label().c_str());
+      }
       RunSettings settings;
       settings.progress = config.progress;
-      if (config.progress && isatty(STDERR_FILENO)) {
-        std::fprintf(stderr, "faultbench: repeat %d/%d: %s\n", r + 1, config.repeat, variants[i].Label().c_str());
-      }
       auto run = ExecuteJobs({VariantJob(config, variants[i])}, settings);
       if (!run.ok()) {
         return absl::Status(run.status().code(), absl::StrCat(variants[i].Label(), ": ", run.status().message()));
@@ -288,6 +335,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
       samples[i].push_back(sample);
       for (const WorkerResult& w : run->workers) files[i].push_back(w.file);
       runs_taint.push_back(run->taint);
+      if (outcome.emulation.empty()) outcome.emulation = run->machine.emulation;
       outcome.runs.push_back({{"variant", variants[i].Label()},
                               {"mode", std::string(PageIntentName(variants[i].mode))},
                               {"engine", std::string(EngineName(variants[i].engine))},
@@ -295,11 +343,19 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
                               {"repeat", r},
                               {"result", RunToJson(*run)}});
     }
+    outcome.variants.clear();
+    for (size_t i = 0; i < variants.size(); ++i) {
+      outcome.variants.push_back(Summarize(variants[i], samples[i], files[i]));
+    }
+    if (plan.is_auto()) {
+      plan.EndRound(Decided(JudgeGroups(outcome.variants, config.reuse_file, outcome.emulation, false)));
+    } else {
+      plan.EndRound(false);
+    }
   }
-  for (size_t i = 0; i < variants.size(); ++i) {
-    outcome.variants.push_back(Summarize(variants[i], samples[i], files[i]));
-  }
-  outcome.groups = JudgeGroups(outcome.variants, config.reuse_file);
+  outcome.rounds = plan.rounds();
+  outcome.groups = JudgeGroups(outcome.variants, config.reuse_file, outcome.emulation, true);
+  outcome.repeat_note = plan.Note(UndecidedEvidence(outcome.groups));
   outcome.taint = MergeTaint(runs_taint);
   if (config.job.unlink) {
     for (const std::vector<std::string>& variant_files : files) {

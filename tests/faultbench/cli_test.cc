@@ -224,4 +224,40 @@ TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
   EXPECT_EQ(first.rfind("<svg", 0), 0u);
 }
 
+TEST(FaultbenchCli, CompareRepeatAutoSaysWhetherItDecidedAndWarmsUpUnmeasured) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  Result r = Faultbench("compare --directory=" + jobs + " --size=8M --rw=randwrite --repeat=auto --repeat-budget=5s" +
+                            " --output-format=json --plot=" + dir.File("cmp.svg"),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const int rounds = doc.at("rounds");
+  EXPECT_GE(rounds, 3);
+  EXPECT_EQ(doc.at("runs").size(), static_cast<size_t>(2 * rounds)) << "the warm-up is not one of the runs";
+  const std::string note = doc.at("repeat_note");
+  EXPECT_TRUE(note.rfind("--repeat=auto: decided after", 0) == 0 || note.rfind("--repeat=auto: not decided", 0) == 0)
+      << note;
+  EXPECT_FALSE(doc.at("groups")[0].at("evidence").get<std::string>().empty());
+  for (const auto& entry : std::filesystem::directory_iterator(jobs)) {
+    EXPECT_EQ(entry.path().filename().string().find("warmup"), std::string::npos) << entry.path();
+  }
+  // The plot draws every repeat as a dot.
+  std::ifstream svg(dir.File("cmp.svg"));
+  const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  size_t dots = 0;
+  for (size_t at = text.find("class=\"repeat\""); at != std::string::npos; at = text.find("class=\"repeat\"", at + 1)) {
+    ++dots;
+  }
+  EXPECT_EQ(dots, static_cast<size_t>(2 * rounds));
+}
+
+TEST(FaultbenchCli, CompareRejectsABadRepeatOrBudget) {
+  TempDir dir;
+  ExpectOneLineUsageError(Faultbench("compare --directory=" + dir.path() + " --size=8M --repeat=often", dir),
+                          "--repeat: 'often' is not a count >= 1 or auto");
+  ExpectOneLineUsageError(Faultbench("compare --directory=" + dir.path() + " --size=8M --repeat=auto --repeat-budget=soon", dir),
+                          "--repeat-budget: 'soon' is not a duration");
+}
+
 }  // namespace
