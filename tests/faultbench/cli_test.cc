@@ -260,4 +260,82 @@ TEST(FaultbenchCli, CompareRejectsABadRepeatOrBudget) {
                           "--repeat-budget: 'soon' is not a duration");
 }
 
+std::string FioSet(const std::string& set) { return std::string(FIO_DATA_DIR) + "/" + set; }
+
+TEST(FaultbenchCli, DiffExitStatusIsGitBisectRuns) {
+  TempDir dir;
+  // 0: the same job twice; 1: a regression the workload under test explains; 125: not comparable.
+  Result same = Faultbench("diff --base=" + FioSet("psync-4k-rate") + " --new=" + FioSet("psync-4k-rate-again"), dir);
+  EXPECT_EQ(same.status, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("no regression: no significant difference in"), std::string::npos) << same.out;
+  Result worse = Faultbench("diff --base=" + FioSet("psync-4k") + " --new=" + FioSet("psync-64k") + " --under-test=workload", dir);
+  EXPECT_EQ(worse.status, 1) << worse.out << worse.err;
+  EXPECT_NE(worse.out.find("REGRESSION: "), std::string::npos) << worse.out;
+  Result apart = Faultbench("diff --base=" + FioSet("psync-4k") + " --new=" + FioSet("psync-64k"), dir);
+  EXPECT_EQ(apart.status, 125) << apart.out << apart.err;
+  EXPECT_NE(apart.out.find("not comparable because job t [psync]: bs: 4k (base) vs 64k (new)"), std::string::npos);
+}
+
+TEST(FaultbenchCli, DiffUsageErrorsAreTwoAndWithBisect125) {
+  TempDir dir;
+  ExpectOneLineUsageError(Faultbench("diff --base=" + FioSet("psync-4k") + " --new=" + dir.File("none"), dir),
+                          "no such file or directory");
+  ExpectOneLineUsageError(Faultbench("diff --base=" + FioSet("psync-4k"), dir), "--new=PATH");
+  ExpectOneLineUsageError(Faultbench("diff --base=a --new=b --under-test=compiler", dir), "--under-test");
+  // git bisect run takes 2 as "bad": --bisect makes every error "cannot test" (125).
+  EXPECT_EQ(Faultbench("diff --bisect --base=" + FioSet("psync-4k") + " --new=" + dir.File("none"), dir).status, 125);
+  EXPECT_EQ(Faultbench("diff --bisect --no-such-flag", dir).status, 125);
+  EXPECT_EQ(Faultbench("diff --bisect --base=" + FioSet("psync-4k-rate") + " --new=" + FioSet("psync-4k-rate-again"), dir)
+                .status,
+            0);
+}
+
+TEST(FaultbenchCli, DiffWritesJsonAndAChartWithEveryRun) {
+  TempDir dir;
+  Result r = Faultbench("diff --base=" + FioSet("libaio-qd1") + " --new=" + FioSet("libaio-qd8") +
+                            " --under-test=workload --output-format=json --plot=" + dir.File("diff.svg"),
+                        dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("under_test"), "workload");
+  EXPECT_EQ(doc.at("jobs")[0].at("variant"), "libaio");
+  std::ifstream svg(dir.File("diff.svg"));
+  const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("<svg", 0), 0u);
+  size_t circles = 0;
+  for (size_t at = text.find("<circle"); at != std::string::npos; at = text.find("<circle", at + 1)) ++circles;
+  EXPECT_GE(circles, 6u * 5) << "a dot for each of 3 + 3 runs of every figure shown";
+}
+
+TEST(FaultbenchCli, DiffReadsFaultbenchsOwnRunsAndCompares) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  const std::string base = dir.File("base"), next = dir.File("new");
+  std::filesystem::create_directory(base);
+  std::filesystem::create_directory(next);
+  ASSERT_EQ(Faultbench("compare --name=j --directory=" + jobs + " --size=8M --rw=randwrite --repeat=3 --nowarmup --unlink" +
+                           " --save-json=" + base + "/compare.json",
+                       dir)
+                .status,
+            0);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(Faultbench("run --name=j --directory=" + jobs + " --size=8M --rw=randwrite --mapping=pmd --fresh-file --unlink" +
+                             " --output-format=json --output=" + next + "/run" + std::to_string(i) + ".json",
+                         dir)
+                  .status,
+              0);
+  }
+  Result r = Faultbench("diff --base=" + base + " --new=" + next + " --output-format=json", dir);
+  ASSERT_NE(r.status, 2) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  // The compare's pmd runs meet the plain runs of pmd/mmap; its pte runs have no partner.
+  ASSERT_EQ(doc.at("jobs").size(), 1u) << r.out;
+  EXPECT_EQ(doc["jobs"][0]["variant"], "pmd/mmap");
+  EXPECT_EQ(doc["unmatched"][0], "job 'j' [pte/mmap] only in base");
+  bool has_signature = false;
+  for (const auto& f : doc["jobs"][0]["figures"]) has_signature = has_signature || f["figure"] == "vmstat.pgfault";
+  EXPECT_TRUE(has_signature);
+  EXPECT_TRUE(doc["base"]["taint"].is_array()) << "faultbench records its taint";
+}
+
 }  // namespace
