@@ -121,9 +121,18 @@ JobDiff DiffJob(const JobKey& key, const std::vector<const JobSample*>& base, co
   job.variant = key.variant;
   job.base_runs = static_cast<int>(base.size());
   job.next_runs = static_cast<int>(next.size());
-  std::set<std::string> names;
+  std::set<std::string> names, next_names;
   for (const JobSample* j : base) {
     for (const auto& [name, value] : j->figures) names.insert(name);
+  }
+  for (const JobSample* j : next) {
+    for (const auto& [name, value] : j->figures) next_names.insert(name);
+  }
+  for (const std::string& name : names) {
+    if (FindMetric(name) != nullptr && !next_names.count(name)) job.only_base.push_back(name);
+  }
+  for (const std::string& name : next_names) {
+    if (FindMetric(name) != nullptr && !names.count(name)) job.only_next.push_back(name);
   }
   const auto values = [](const std::vector<const JobSample*>& runs, const std::string& name) {
     std::vector<double> out;
@@ -187,17 +196,12 @@ std::string OptionsDifference(const std::string& base, const std::string& next) 
   return out;
 }
 
-std::string DifferenceLine(const FactDifference& d) {
-  if (d.fact == kFactMountOptions) return absl::StrCat(d.fact, ": ", OptionsDifference(d.base, d.next));
-  return absl::StrCat(d.fact, ": ", d.base, " (base) vs ", d.next, " (new)");
-}
-
 // The causes of a regression: what the experiment changed, what the new
 // side's doctor found, and what the signature says happened.
 std::vector<std::string> Causes(const DiffOutcome& o) {
   std::vector<std::string> causes;
   for (const FactDifference& d : o.comparability.under_test) {
-    causes.push_back(absl::StrCat("under test (", UnderTestName(o.under_test), "): ", DifferenceLine(d)));
+    causes.push_back(absl::StrCat("under test (", UnderTestName(o.under_test), "): ", DescribeDifference(d)));
   }
   bool fell_back = false;
   std::vector<std::string> fallbacks;
@@ -251,7 +255,7 @@ void Decide(DiffOutcome& o) {
   std::vector<std::string> why_not;
   for (const std::string& f : o.base.inconsistent) why_not.push_back("the base runs differ among themselves in " + f);
   for (const std::string& f : o.next.inconsistent) why_not.push_back("the new runs differ among themselves in " + f);
-  for (const FactDifference& d : o.comparability.not_comparable) why_not.push_back(DifferenceLine(d));
+  for (const FactDifference& d : o.comparability.not_comparable) why_not.push_back(DescribeDifference(d));
   if (!why_not.empty()) {
     o.verdict = DiffVerdict::kCannotJudge;
     o.verdict_text = absl::StrCat("not comparable because ", absl::StrJoin(why_not, "; "), WhatWouldAllow(o));
@@ -309,6 +313,11 @@ void AddSkippedNote(const SideSummary& side, const char* name, std::vector<std::
 
 }  // namespace
 
+std::string DescribeDifference(const FactDifference& d) {
+  if (d.fact == kFactMountOptions) return absl::StrCat(d.fact, ": ", OptionsDifference(d.base, d.next));
+  return absl::StrCat(d.fact, ": ", d.base, " (base) vs ", d.next, " (new)");
+}
+
 std::string FigureVerdictName(FigureVerdict verdict) {
   switch (verdict) {
     case FigureVerdict::kRegression: return "REGRESSION";
@@ -353,6 +362,8 @@ DiffOutcome JudgeSides(const std::vector<RunSample>& base, const std::vector<Run
   AddSideNotes(o.base, "base", o.emulation.empty(), o.notes);
   AddSideNotes(o.next, "new", o.emulation.empty(), o.notes);
   Decide(o);
+  const size_t second_colon = o.verdict_text.find(':', o.verdict_text.find(':') + 1);
+  o.headline = o.verdict == DiffVerdict::kRegression ? o.verdict_text.substr(0, second_colon) : o.verdict_text;
   return o;
 }
 

@@ -68,6 +68,9 @@ struct JobDiff {
   std::string name, variant;
   int base_runs = 0, next_runs = 0;
   std::vector<FigureDiff> figures;            // in MetricOrder
+  // Figures only one side recorded (the fs_dax tallies exist only where
+  // the runs were traced: kernels before 6.7 verify DAX mappings so).
+  std::vector<std::string> only_base, only_next;
   std::vector<std::string> next_doctor_reasons;  // the new side's doctor, where its mapping differed
 };
 
@@ -82,12 +85,17 @@ struct DiffOutcome {
   std::vector<std::string> unmatched;  // "job 't' [psync] only in base"
   DiffVerdict verdict = DiffVerdict::kCannotJudge;
   std::string verdict_text;  // "REGRESSION: ...", "no regression: ...", "cannot judge: ..."
+  std::string headline;      // its first clause: "REGRESSION: 3 of 31 figures worse"
   std::vector<std::string> causes;  // for a regression: what differs under test, the doctor, the signature
   std::vector<std::string> notes;   // side remarks: CPU saturation, taint unknown, improvements
 
   // For `git bisect run`: 0 no regression, 1 regression, 125 cannot judge.
   int ExitStatus() const;
 };
+
+// "kernel: 6.1.0-57-amd64 (base) vs 6.12.95+deb12-amd64 (new)"; for mount
+// options only what differs: "sunit=4096,swidth=4096 only in base".
+std::string DescribeDifference(const FactDifference& difference);
 
 // Judges two sides' runs (the pure part, for tests).
 DiffOutcome JudgeSides(const std::vector<RunSample>& base, const std::vector<RunSample>& next, UnderTest under_test);

@@ -57,8 +57,6 @@ std::string SideLine(const SideSummary& side, const char* name) {
   return absl::StrFormat("%-4s %d run(s) (%s)", name, side.runs, absl::StrJoin(side.tools, ", "));
 }
 
-std::string FactLine(const FactDifference& d) { return absl::StrCat(d.fact, ": ", d.base, " -> ", d.next); }
-
 void AppendTaint(std::string& out, const SideSummary& side, const char* name) {
   if (!side.taint_known) {
     absl::StrAppend(&out, "Taint, ", name, ": unknown (", absl::StrJoin(side.tools, ", "), " records none)\n");
@@ -106,7 +104,9 @@ std::string VerdictName(DiffVerdict v) {
 std::string DiffText(const DiffOutcome& o) {
   std::string out = absl::StrCat("faultbench diff, under test: ", UnderTestName(o.under_test), "\n  ",
                                  SideLine(o.base, "base"), "\n  ", SideLine(o.next, "new"), "\n");
-  for (const FactDifference& d : o.comparability.under_test) absl::StrAppend(&out, "  under test: ", FactLine(d), "\n");
+  for (const FactDifference& d : o.comparability.under_test) {
+    absl::StrAppend(&out, "  under test: ", DescribeDifference(d), "\n");
+  }
   if (!o.emulation.empty()) {
     absl::StrAppend(&out, "Under emulation (", o.emulation,
                     "): timings are shown but not judged; only the timing-free signature decides.\n");
@@ -128,6 +128,8 @@ std::string DiffText(const DiffOutcome& o) {
                             VerdictColumn(f));
     }
     if (!zero.empty()) absl::StrAppend(&out, "  0 in every run of both sides: ", absl::StrJoin(zero, ", "), "\n");
+    if (!job.only_base.empty()) absl::StrAppend(&out, "  only the base runs have: ", absl::StrJoin(job.only_base, ", "), "\n");
+    if (!job.only_next.empty()) absl::StrAppend(&out, "  only the new runs have: ", absl::StrJoin(job.only_next, ", "), "\n");
   }
   for (const std::string& u : o.unmatched) absl::StrAppend(&out, "\nnot compared: ", u, "\n");
   absl::StrAppend(&out, "\n", o.verdict_text, "\n");
@@ -161,6 +163,8 @@ json DiffJson(const DiffOutcome& o) {
                     {"base_runs", job.base_runs},
                     {"new_runs", job.next_runs},
                     {"figures", figures},
+                    {"only_base", job.only_base},
+                    {"only_new", job.only_next},
                     {"new_doctor_reasons", job.next_doctor_reasons}});
   }
   return {{"under_test", std::string(UnderTestName(o.under_test))},
@@ -175,6 +179,7 @@ json DiffJson(const DiffOutcome& o) {
           {"unmatched", o.unmatched},
           {"verdict", VerdictName(o.verdict)},
           {"verdict_text", o.verdict_text},
+          {"headline", o.headline},
           {"causes", o.causes},
           {"notes", o.notes},
           {"exit_status", o.ExitStatus()}};
@@ -184,9 +189,9 @@ std::string DiffPlotSvg(const DiffOutcome& o) {
   RangeChart chart;
   chart.title = absl::StrCat("faultbench diff, under test: ", UnderTestName(o.under_test), " (", o.base.runs,
                              " base runs, ", o.next.runs, " new runs)");
-  for (const FactDifference& d : o.comparability.under_test) chart.subtitles.push_back(FactLine(d));
+  for (const FactDifference& d : o.comparability.under_test) chart.subtitles.push_back(DescribeDifference(d));
   if (!o.emulation.empty()) chart.subtitles.push_back("under emulation (" + o.emulation + "): timings not judged");
-  chart.subtitles.push_back(o.verdict_text);
+  chart.subtitles.push_back(o.headline);
   for (const JobDiff& job : o.jobs) {
     for (const FigureDiff& f : job.figures) {
       if (AllZero(f)) continue;

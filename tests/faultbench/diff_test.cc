@@ -216,7 +216,7 @@ TEST(DiffReport, TextUsesLkpsLayout) {
   const std::string text = DiffText(JudgeSides(Side("libaio-qd1"), Side("libaio-qd8"), UnderTest::kWorkload));
   EXPECT_NE(text.find("%stddev    %change"), std::string::npos) << text;
   EXPECT_NE(text.find("+181.4%"), std::string::npos) << text;
-  EXPECT_NE(text.find("under test: job t [libaio]: iodepth: 1 -> 8"), std::string::npos) << text;
+  EXPECT_NE(text.find("under test: job t [libaio]: iodepth: 1 (base) vs 8 (new)"), std::string::npos) << text;
 }
 
 }  // namespace
