@@ -34,26 +34,20 @@ if [ "${DAXVM_NVDIMM:-0}" = 1 ] && [ "$(blkid -o value -s TYPE "$dev" 2>/dev/nul
   mkfs=0
 fi
 mnt=/run/dax
-case "$DAXVM_FS" in
-  ext4)
-    # shellcheck disable=SC2086
-    [ "$mkfs" = 0 ] || mkfs.ext4 -q -F ${DAXVM_MKFS_OPTS:--b 4096 -O bigalloc -C 2M -E nodiscard} "$dev" || fail "mkfs.ext4 failed"
-    mount -t ext4 -o dax "$dev" "$mnt" || fail "mount -o dax failed"
-    ;;
-  xfs)
-    # shellcheck disable=SC2086
-    [ "$mkfs" = 0 ] || mkfs.xfs -q -f -K ${DAXVM_MKFS_OPTS:--d su=2m,sw=1 -m reflink=0} "$dev" || fail "mkfs.xfs failed"
-    mount -t xfs -o dax "$dev" "$mnt" || fail "mount -o dax failed"
-    xfs_io -c 'extsize 2m' "$mnt" || fail "xfs_io extsize failed"
-    ;;
-  *) fail "unknown file system $DAXVM_FS" ;;
-esac
-chmod 1777 "$mnt"
-[ "$mkfs" = 0 ] || log "mkfs options: ${DAXVM_MKFS_OPTS:-defaults}"
+# shellcheck source=make-fs.sh
+. "$DAXVM_ROOT/scripts/dax-vm.d/make-fs.sh"
+why=$(make_fs "$DAXVM_FS" "$dev" "$mnt" "${DAXVM_MKFS_OPTS:-}" "$((1 - mkfs))") || fail "$why"
+[ -z "$why" ] || echo "$why"
+# The booted kernel's config where faultbench looks for it, when the
+# kernel is not the host's (scripts/dax-vm --config, --kernel-package).
+if [ -s "$out/kernel-config" ]; then
+  mount -t tmpfs -o mode=755 tmpfs /boot && cp "$out/kernel-config" "/boot/config-$(uname -r)" \
+    || log "cannot show the kernel config at /boot/config-$(uname -r)"
+fi
 log "$DAXVM_FS on $dev (NUMA node $(cat /sys/block/pmem0/device/numa_node 2>/dev/null || echo ?)) mounted -o dax at $mnt; ready at $(uptime_s) s"
 uptime_s > "$out/ready_s"
 
-export DAX_DIR=$mnt DAX_VM=1 DAX_VM_FS=$DAXVM_FS DAX_VM_NUMA=$DAXVM_NUMA DAX_VM_OUT=$out
+export DAX_DIR=$mnt DAX_VM=1 DAX_VM_FS=$DAXVM_FS DAX_VM_NUMA=$DAXVM_NUMA DAX_VM_OUT=$out DAX_VM_DEV=$dev
 cd "$DAXVM_ROOT" || fail "no project root $DAXVM_ROOT"
 echo "=== dax-vm: begin: ${DAXVM_CMD[*]}"
 "${DAXVM_CMD[@]}"
