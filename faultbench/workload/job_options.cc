@@ -89,7 +89,7 @@ uint64_t BlocksPerWorker(const JobOptions& job) {
 std::string WorkerFilePath(const JobOptions& job, int index) {
   if (!job.filename.empty()) return job.filename;
   const int file_index = job.shared_file ? 0 : index;
-  return absl::StrCat(job.directory, "/", job.name, ".", file_index, ".0");
+  return absl::StrCat(job.directory, "/", job.file_stem.empty() ? job.name : job.file_stem, ".", file_index, ".0");
 }
 
 absl::Status UnlinkJobFile(const std::string& path, std::string_view flag) {

@@ -39,6 +39,9 @@ struct NumaOptions {
 struct JobOptions {
   // --- fio's options -------------------------------------------------------
   std::string name = "faultbench";
+  // The files' name in `directory` when it is not `name` (compare gives each
+  // variant files of its own); "" = name.
+  std::string file_stem;
   std::string filename;   // one file; exclusive with directory
   std::string directory;  // files named NAME.JOB.0 inside, as fio names them
   uint64_t size = 0;      // bytes per job (per file), rounded down to bs
@@ -70,8 +73,8 @@ absl::Status ValidateJob(const JobOptions& job);
 // Number of bs-sized blocks one worker covers per pass.
 uint64_t BlocksPerWorker(const JobOptions& job);
 
-// The file worker `index` uses (fio's naming: DIR/NAME.INDEX.0), or the
-// shared file.
+// The file worker `index` uses (fio's naming: DIR/NAME.INDEX.0, NAME being
+// file_stem when set), or the shared file.
 std::string WorkerFilePath(const JobOptions& job, int index);
 
 // Deletes a job's file for `flag` (--fresh-file before a run, --unlink

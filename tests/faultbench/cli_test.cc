@@ -239,6 +239,11 @@ TEST(FaultbenchCli, CompareRepeatAutoSaysWhetherItDecidedAndWarmsUpUnmeasured) {
   EXPECT_TRUE(note.rfind("--repeat=auto: decided after", 0) == 0 || note.rfind("--repeat=auto: not decided", 0) == 0)
       << note;
   EXPECT_FALSE(doc.at("groups")[0].at("evidence").get<std::string>().empty());
+  // Each variant has files of its own, so each run frees memory of its own kind.
+  for (const auto& run : doc.at("runs")) {
+    const std::string file = run.at("result").at("jobs")[0].at("faultbench").at("file");
+    EXPECT_NE(file.find("-" + run.at("mode").get<std::string>() + "-mmap.0.0"), std::string::npos) << file;
+  }
   for (const auto& entry : std::filesystem::directory_iterator(jobs)) {
     EXPECT_EQ(entry.path().filename().string().find("warmup"), std::string::npos) << entry.path();
   }
