@@ -6,7 +6,7 @@
 // one more round at a time while the verdicts call nothing, as long as
 // another round (as long as the longest so far) still fits the budget, and
 // at most kMaxAutoRounds. More rounds help because the rule leaves out the
-// outer runs of a side from 6 runs on.
+// outer quarter of a side's runs at each end from 6 runs on.
 #pragma once
 
 #include <cstdint>

@@ -15,7 +15,7 @@ std::string Number(double v) { return std::fabs(v) >= 1000 ? absl::StrFormat("%.
 
 }  // namespace
 
-size_t LeftOutPerEnd(size_t n) { return n >= 6 ? n / 6 : 0; }
+size_t LeftOutPerEnd(size_t n) { return n >= 6 ? n / 4 : 0; }
 
 ChangeJudgement JudgeChange(const Summary& base, const Summary& next, const NoiseFloor& floor) {
   ChangeJudgement j;

@@ -10,11 +10,14 @@
 //    floor (LKP: ratio > 1.01, > 1.1 for figures that are not the test's
 //    own, and event counters that stay small are never reported).
 //
-// From 6 runs a side on, the range leaves out the floor(n/6) lowest and
-// highest runs of that side, so one disturbed run (a host fault storm
-// after idle, free page reporting) cannot hide a change for ever: repeating
-// more can then decide a result. LKP leaves out n/32 (at most 3) of its
-// hundreds of samples; faultbench's sides have tens.
+// From 6 runs a side on, the range leaves out the floor(n/4) lowest and
+// highest runs of that side (from 8 runs on, the middle half: box plots
+// whose boxes do not overlap), so a few disturbed runs (host fault storms
+// on a loaded host with free page reporting) cannot hide a change for
+// ever: repeating more can then decide a result. Measured on ./data (ext4,
+// 1 GiB, load average 10): 4 of 16 pmd runs at 28-71 k IOPS, the other 12
+// at 138-363 k, every pte run at 75-84 k. LKP leaves out n/32 (at most 3)
+// of its hundreds of samples; faultbench's sides have tens.
 #pragma once
 
 #include <cstddef>
@@ -56,7 +59,7 @@ struct ChangeJudgement {
   std::string Evidence() const;
 };
 
-// Runs left out at each end of a side of n runs: floor(n/6) from 6 on.
+// Runs left out at each end of a side of n runs: floor(n/4) from 6 on.
 size_t LeftOutPerEnd(size_t n);
 
 ChangeJudgement JudgeChange(const Summary& base, const Summary& next, const NoiseFloor& floor);
