@@ -85,7 +85,7 @@ MachineState ReadMachineState() {
   MachineState state;
   const KernelConfig config = ReadKernelConfig();
   state.kernel_config_source = config.source;
-  state.kernel_debug_options = DebugOptionsIn(config.text);
+  state.kernel_debug_options = DebugOptionsIn(config.text, ReadFirstLine("/proc/cmdline"));
   state.kernel_release = KernelRelease();
   const std::string signature = CpuidSignature();
   state.hypervisor = HypervisorVendor(signature);

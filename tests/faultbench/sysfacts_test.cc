@@ -33,10 +33,20 @@ TEST(SysfsChoiceTest, ReturnsTheBracketedWord) {
 TEST(Taint, DebugOptionsAreReadFromAConfigText) {
   const std::string config =
       "CONFIG_LOCKDEP=y\n# CONFIG_KASAN is not set\nCONFIG_DEBUG_VM=y\nCONFIG_DEBUG_VM_PGTABLE=n\nCONFIG_HZ=250\n";
-  const std::vector<std::string> options = DebugOptionsIn(config);
+  const std::vector<std::string> options = DebugOptionsIn(config, "");
   EXPECT_NE(std::find(options.begin(), options.end(), "CONFIG_LOCKDEP"), options.end());
   EXPECT_NE(std::find(options.begin(), options.end(), "CONFIG_DEBUG_VM"), options.end());
   EXPECT_EQ(options.size(), 2u) << "CONFIG_DEBUG_VM_PGTABLE=n and an unset CONFIG_KASAN are off";
+}
+
+TEST(Taint, BootGatedDebugOptionsCountOnlyWhenTheCommandLineTurnsThemOn) {
+  // Debian's stock 6.1 and 6.12 set CONFIG_PAGE_POISONING=y; it poisons nothing without page_poison=1.
+  const std::string config = "CONFIG_PAGE_POISONING=y\nCONFIG_DEBUG_PAGEALLOC=y\nCONFIG_PAGE_OWNER=y\n";
+  EXPECT_TRUE(DebugOptionsIn(config, "console=ttyS0 quiet").empty());
+  EXPECT_EQ(DebugOptionsIn(config, "quiet page_poison=1"), std::vector<std::string>{"CONFIG_PAGE_POISONING"});
+  EXPECT_EQ(DebugOptionsIn(config + "CONFIG_DEBUG_PAGEALLOC_ENABLE_DEFAULT=y\n", ""),
+            std::vector<std::string>{"CONFIG_DEBUG_PAGEALLOC"});
+  EXPECT_EQ(DebugOptionsIn(config, "page_owner=on").size(), 1u);
 }
 
 TEST(Taint, FreePageReportingIsTheBalloonsFeatureBitFive) {
