@@ -11,8 +11,9 @@
 namespace faultbench {
 namespace {
 
-constexpr int kFontSize = 12, kTitleFontSize = 15, kLineHeight = 18, kRowHeight = 26;
-constexpr int kMargin = 20, kScaleWidth = 320, kEndWidth = 70;
+constexpr int kFontSize = kChartFontSize, kTitleFontSize = kChartTitleFontSize, kLineHeight = kChartLineHeight;
+constexpr int kRowHeight = 26;
+constexpr int kMargin = kChartMargin, kScaleWidth = 320, kEndWidth = 70;
 constexpr const char* kFirstColour = "#4e79a7";
 constexpr const char* kSecondColour = "#e15759";
 
@@ -54,15 +55,7 @@ std::string RenderRangeChartSvg(const RangeChart& chart) {
   const int top = 34 + static_cast<int>(chart.subtitles.size()) * kLineHeight + kLineHeight + 10;
   const int height = top + static_cast<int>(chart.rows.size()) * kRowHeight + 2 * kLineHeight;
 
-  std::string svg = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-      "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-      "<text x=\"%d\" y=\"24\" font-size=\"%d\">%s</text>\n",
-      width, height, kFontSize, kMargin, kTitleFontSize, EscapeSvg(chart.title));
-  for (size_t i = 0; i < chart.subtitles.size(); ++i) {
-    absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#333\">%s</text>\n", kMargin,
-                          44 + static_cast<int>(i) * kLineHeight, EscapeSvg(chart.subtitles[i]));
-  }
+  std::string svg = OpenChartSvg(width, height, chart.title, chart.subtitles);
   const int legend_y = top - 12;
   absl::StrAppendFormat(&svg,
                         "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n"

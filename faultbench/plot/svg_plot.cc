@@ -10,8 +10,8 @@
 namespace faultbench {
 namespace {
 
-constexpr int kFontSize = 12, kTitleFontSize = 15, kLineHeight = 18;
-constexpr int kLeft = 80, kMargin = 20, kPlotHeight = 300, kMinSlot = 100, kMaxBarWidth = 80;
+constexpr int kFontSize = kChartFontSize, kTitleFontSize = kChartTitleFontSize, kLineHeight = kChartLineHeight;
+constexpr int kLeft = 80, kMargin = kChartMargin, kPlotHeight = 300, kMinSlot = 100, kMaxBarWidth = 80;
 
 // 1, 2, 2.5 or 5 times a power of ten, the smallest such step that covers
 // `top` in five steps.
@@ -56,15 +56,7 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   const double axis_top = std::ceil(highest * 1.05 / step) * step;
   auto y = [&](double v) { return top + kPlotHeight - v / axis_top * kPlotHeight; };
 
-  std::string svg = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-      "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-      "<text x=\"%d\" y=\"24\" font-size=\"%d\">%s</text>\n",
-      width, height, kFontSize, kMargin, kTitleFontSize, EscapeSvg(chart.title));
-  for (size_t i = 0; i < chart.subtitles.size(); ++i) {
-    absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#333\">%s</text>\n", kMargin,
-                          44 + static_cast<int>(i) * kLineHeight, EscapeSvg(chart.subtitles[i]));
-  }
+  std::string svg = OpenChartSvg(width, height, chart.title, chart.subtitles);
   const int ticks = static_cast<int>(std::lround(axis_top / step));
   for (int i = 0; i <= ticks; ++i) {
     const double v = step * i;
