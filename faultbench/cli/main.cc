@@ -305,10 +305,11 @@ int main(int argc, char** argv) {
   // subcommand sees them, must reach `git bisect run` as 125 too.
   bool bisect = false;
   for (int i = 1; i < argc; ++i) bisect = bisect || std::string_view(argv[i]) == "--bisect";
-  return faultbench::BisectStatus(pmstore::base::RunMain(argc, argv, "faultbench",
-                                "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
-                                "files with 4 KiB (PTE) or 2 MiB (PMD) mappings, NUMA-pinned, and verifies which\n"
-                                "mapping the kernel really gave.",
-                                                         Subcommands(), Dispatch),
-                                  bisect);
+  const int status = pmstore::base::RunMain(
+      argc, argv, "faultbench",
+      "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
+      "files with 4 KiB (PTE) or 2 MiB (PMD) mappings, NUMA-pinned, and verifies which\n"
+      "mapping the kernel really gave.",
+      Subcommands(), Dispatch);
+  return faultbench::BisectStatus(status, bisect);
 }

@@ -279,7 +279,7 @@ JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
 absl::Status WarmUp(const CompareConfig& config, const Variant& first) {
   JobOptions job = VariantJob(config, first);
   if (job.filename.empty()) {
-    job.name += "-warmup";
+    job.file_stem = absl::StrCat(job.file_stem.empty() ? job.name : job.file_stem, "-warmup");
   } else {
     job.filename += ".warmup";
   }
