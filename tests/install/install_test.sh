@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # usage: install_test.sh BUILD_DIR EXAMPLES_DIR
-# CXX and CXXFLAGS (the build's compiler and sanitizer flags) are used for
-# the examples too.
+# CC, CXX and CXXFLAGS (the build's compilers and sanitizer flags) are used
+# for the examples too. Each example gets a pool of its own in the scratch
+# directory.
 set -euo pipefail
 build=$1 examples=$2
-cxx=${CXX:-g++} cxxflags=${CXXFLAGS:-}
+cc=${CC:-gcc} cxx=${CXX:-g++} cxxflags=${CXXFLAGS:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 test -f "$prefix/include/pmstore/version.h"
+test -f "$prefix/include/pmstore/c.h"
 test -f "$prefix/lib/libpmstore.a"
 test -f "$prefix/lib/pkgconfig/pmstore.pc"
 ls "$prefix"/lib/libpmstore.so* >/dev/null
@@ -21,23 +23,36 @@ fi
 
 for kind in OFF ON; do
   cmake -S "$examples" -B "$work/ex-$kind" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cxxflags" \
         -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxxflags" -DPMSTORE_EXAMPLES_STATIC=$kind >/dev/null
   ninja --quiet -C "$work/ex-$kind"
-  (cd "$work" && LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart")
+  LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart" "$work/cxx-$kind.pool"
+  out=$(LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart_c" "$work/c-$kind.pool")
+  echo "$out"
+  if [[ $out != *"user/2 = Grace"*"3 keys"* ]]; then
+    echo "FAIL: the C example (static=$kind) printed the wrong thing" >&2
+    exit 1
+  fi
 done
 # The shared build must really use the installed .so. ldd's output is
 # captured first: `ldd | grep -q` under pipefail fails at random when grep
 # exits at its first match and ldd dies of SIGPIPE.
-libs=$(LD_LIBRARY_PATH="$prefix/lib" ldd "$work/ex-OFF/quickstart")
-if [[ $libs != *"$prefix/lib/libpmstore.so"* ]]; then
-  echo "FAIL: the shared example does not load $prefix/lib/libpmstore.so:" >&2
-  echo "$libs" >&2
-  exit 1
-fi
+for example in quickstart quickstart_c; do
+  libs=$(LD_LIBRARY_PATH="$prefix/lib" ldd "$work/ex-OFF/$example")
+  if [[ $libs != *"$prefix/lib/libpmstore.so"* ]]; then
+    echo "FAIL: the shared $example does not load $prefix/lib/libpmstore.so:" >&2
+    echo "$libs" >&2
+    exit 1
+  fi
+done
 
-# pkg-config: compile the same program by hand.
+# pkg-config: compile the same programs by hand, the C one as strict C99.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2086
 "$cxx" -std=c++20 $cxxflags "$examples/quickstart.cc" -o "$work/quickstart-pc" $(pkg-config --cflags --libs pmstore)
-(cd "$work" && LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-pc")
-echo "install test: find_package (shared, static) and pkg-config builds ran"
+LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-pc" "$work/cxx-pc.pool"
+# shellcheck disable=SC2086
+"$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror $cxxflags "$examples/quickstart.c" -o "$work/quickstart-c-pc" \
+  $(pkg-config --cflags --libs pmstore)
+LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-c-pc" "$work/c-pc.pool" >/dev/null
+echo "install test: find_package (shared, static) and pkg-config builds of the C++ and C examples ran"
