@@ -237,8 +237,14 @@ void PyIterator::End() {
 }
 
 py::object PyIterator::Next() {
+  py::object item = NextOrNull();
+  if (!item) throw py::stop_iteration();
+  return item;
+}
+
+py::object PyIterator::NextOrNull() {
   if (ended_by_close_) RaiseValueError("iteration over a closed pmstore.Store (" + store_->path() + ")");
-  if (iterator_ == nullptr) throw py::stop_iteration();
+  if (iterator_ == nullptr) return py::object();
   if (started_) {
     iterator_->Next();
   } else {
@@ -249,7 +255,7 @@ py::object PyIterator::Next() {
     const absl::Status status = iterator_->status();
     iterator_.reset();  // let go of its buffer now
     ThrowIfError(status);
-    throw py::stop_iteration();
+    return py::object();
   }
   switch (yield_) {
     case Yield::kKeys: return ToBytes(iterator_->key());

@@ -114,6 +114,7 @@ class PyIterator {
   PyIterator& operator=(const PyIterator&) = delete;
 
   py::object Next();  // StopIteration at the end
+  py::object NextOrNull();  // a null object at the end, for tp_iternext
   // The store is closing: let go of the C++ iterator now.
   void End();
 
