@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # usage: install_test.sh BUILD_DIR EXAMPLES_DIR
-# CC, CXX and CXXFLAGS (the build's compilers and sanitizer flags) are used
-# for the examples too. Each example gets a pool of its own in the scratch
+# CC, CXX, CFLAGS and CXXFLAGS (the build's compilers and sanitizer flags)
+# are used for the examples too. Each example gets a pool of its own in the scratch
 # directory.
 set -euo pipefail
-build=$1 examples=$2
-cc=${CC:-gcc} cxx=${CXX:-g++} cxxflags=${CXXFLAGS:-}
+build=$1 examples=$(cd "$2" && pwd)
+cc=${CC:-gcc} cxx=${CXX:-g++} cflags=${CFLAGS:-} cxxflags=${CXXFLAGS:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -23,7 +23,7 @@ fi
 
 for kind in OFF ON; do
   cmake -S "$examples" -B "$work/ex-$kind" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
-        -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cxxflags" \
+        -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cflags" \
         -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxxflags" -DPMSTORE_EXAMPLES_STATIC=$kind >/dev/null
   ninja --quiet -C "$work/ex-$kind"
   LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart" "$work/cxx-$kind.pool"
@@ -52,7 +52,33 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 "$cxx" -std=c++20 $cxxflags "$examples/quickstart.cc" -o "$work/quickstart-pc" $(pkg-config --cflags --libs pmstore)
 LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-pc" "$work/cxx-pc.pool"
 # shellcheck disable=SC2086
-"$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror $cxxflags "$examples/quickstart.c" -o "$work/quickstart-c-pc" \
+"$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror $cflags "$examples/quickstart.c" -o "$work/quickstart-c-pc" \
   $(pkg-config --cflags --libs pmstore)
 LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-c-pc" "$work/c-pc.pool" >/dev/null
+
+# The Python module, installed next to the library: the example runs with
+# the interpreter it was built for and with any other CPython of the same
+# version on PATH (pyenv's, say), both through PYTHONPATH.
+if [ -n "${PMSTORE_PYTHON:-}" ]; then
+  module=$(find "$prefix" -name 'pmstore.cpython-*.so' | head -1)
+  if [ -z "$module" ]; then
+    echo "FAIL: cmake --install put no pmstore Python module under $prefix" >&2
+    exit 1
+  fi
+  site=$(dirname "$module")
+  pythons=("$PMSTORE_PYTHON")
+  other=$(command -v python3 || true)
+  if [ -n "$other" ] && [ "$("$other" -c 'import sys; print(sys.executable)')" != "$PMSTORE_PYTHON" ] &&
+     [ "$("$other" -c 'import sys; print(sys.version_info[:2])')" == "$("$PMSTORE_PYTHON" -c 'import sys; print(sys.version_info[:2])')" ]; then
+    pythons+=("$other")
+  fi
+  for python in "${pythons[@]}"; do
+    out=$(cd "$work" && PYTHONPATH="$site" "$python" "$examples/quickstart.py" "$work/py-$(basename "$python").pool")
+    if [[ $out != *"user/2 = Grace"*"view of user/1: 3 bytes, Ada"*"3 keys"* ]]; then
+      echo "FAIL: the Python example under $python printed: $out" >&2
+      exit 1
+    fi
+    echo "python example ran under $python ($site)"
+  done
+fi
 echo "install test: find_package (shared, static) and pkg-config builds of the C++ and C examples ran"
