@@ -5,7 +5,10 @@ Keys of 16 B (random order) with 100 B values; every read finds its key
 except `miss`, which is reported on its own. Per benchmark and side: the
 median and the range of --repeat runs, fresh pool and environment each
 run, the two sides alternating which goes first; then pmstore/lmdb as the
-ratio of the medians, and the issue's two targets.
+ratio of the medians, and the issue's two targets. One warm-up run of
+each side comes first and is not counted: on a VM that hands free memory
+back to its host, the first touch of fresh tmpfs pages costs a host fault
+each, and would fall on whichever side ran first.
 
   put       pmstore: store[k] = v, durable on return (sync)
             lmdb:    one synced write transaction per put (writemap=True,
@@ -50,14 +53,15 @@ def parse_args():
     where.add_argument("--dir", help="measure in this directory (it is left as found)")
     parser.add_argument("--num", type=int, default=200000, help="keys (default 200000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per benchmark (default 3)")
+    parser.add_argument("--warmup", type=int, default=1, help="uncounted runs of each side first (default 1)")
     parser.add_argument("--granularity", choices=("cache_line", "auto"), default="cache_line",
                         help="cache_line: PMEM2_FORCE_GRANULARITY=CACHE_LINE (default); auto: what the mapping offers")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
     if not args.huge_tmpfs and not args.dir:
         parser.error("give --huge-tmpfs (as root) or --dir DIR")
-    if args.num < 1 or args.repeat < 1:
-        parser.error("--num and --repeat must be positive")
+    if args.num < 1 or args.repeat < 1 or args.warmup < 0:
+        parser.error("--num and --repeat must be positive, --warmup not negative")
     return args
 
 
@@ -231,16 +235,19 @@ def measure(args, directory):
     keys, values, lookups, misses = workload(args.num)
     sides = {"pmstore": {}, "lmdb": {}}
     stats = None
-    for run in range(args.repeat):
+    for run in range(-args.warmup, args.repeat):
         order = ("pmstore", "lmdb") if run % 2 == 0 else ("lmdb", "pmstore")
         for side in order:
             if side == "pmstore":
                 figures, stats = run_pmstore(pmstore, directory, keys, values, lookups, misses)
             else:
                 figures = run_lmdb(directory, keys, values, lookups, misses)
-            for name, value in figures.items():
-                sides[side].setdefault(name, []).append(value)
-            print("  run %d/%d %-7s done" % (run + 1, args.repeat, side), file=sys.stderr, flush=True)
+            if run >= 0:
+                for name, value in figures.items():
+                    sides[side].setdefault(name, []).append(value)
+            print("  %s %d/%d %-7s done" % ("warm-up" if run < 0 else "run", run + 1 if run >= 0 else run + 1 +
+                                            args.warmup, args.warmup if run < 0 else args.repeat, side),
+                  file=sys.stderr, flush=True)
     return {side: {name: summarize(runs) for name, runs in figures.items()} for side, figures in sides.items()}, \
         stats, pmstore.__version__
 
@@ -258,8 +265,9 @@ def verdict(ours, peer, target):
 
 
 def report(args, directory, where, results, stats, version, facts, load_before, load_after):
-    print("pmstore %s (Python) vs py-lmdb %s (LMDB %s), %d keys of 16 B, %d B values, %d run(s) each"
-          % (version, lmdb.__version__, ".".join(map(str, lmdb.version())), args.num, VALUE_SIZE, args.repeat))
+    print("pmstore %s (Python) vs py-lmdb %s (LMDB %s), %d keys of 16 B, %d B values, %d run(s) each after %d "
+          "warm-up" % (version, lmdb.__version__, ".".join(map(str, lmdb.version())), args.num, VALUE_SIZE,
+                       args.repeat, args.warmup))
     print("date %s; %s; hypervisor %s (%s); kernel %s; Python %s" % (facts["date"], facts["cpu"], facts["hypervisor"],
                                                                    facts["virtualization"], facts["kernel"],
                                                                    facts["python"]))
