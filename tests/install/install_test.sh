@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # usage: install_test.sh BUILD_DIR EXAMPLES_DIR
 # CC, CXX, CFLAGS and CXXFLAGS (the build's compilers and sanitizer flags)
-# are used for the examples too. Each example gets a pool of its own in the scratch
+# are used for the examples too; LINK_C_AS_CXX=ON links the C example with
+# the C++ driver (sanitizer builds). Each example gets a pool of its own in the scratch
 # directory.
 set -euo pipefail
 build=$1 examples=$(cd "$2" && pwd)
-cc=${CC:-gcc} cxx=${CXX:-g++} cflags=${CFLAGS:-} cxxflags=${CXXFLAGS:-}
+cc=${CC:-gcc} cxx=${CXX:-g++} cflags=${CFLAGS:-} cxxflags=${CXXFLAGS:-} link_c_as_cxx=${LINK_C_AS_CXX:-OFF}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -24,7 +25,8 @@ fi
 for kind in OFF ON; do
   cmake -S "$examples" -B "$work/ex-$kind" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
         -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cflags" \
-        -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxxflags" -DPMSTORE_EXAMPLES_STATIC=$kind >/dev/null
+        -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxxflags" -DPMSTORE_EXAMPLES_STATIC=$kind \
+        -DPMSTORE_EXAMPLES_LINK_C_AS_CXX="$link_c_as_cxx" >/dev/null
   ninja --quiet -C "$work/ex-$kind"
   LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart" "$work/cxx-$kind.pool"
   out=$(LD_LIBRARY_PATH="$prefix/lib" "$work/ex-$kind/quickstart_c" "$work/c-$kind.pool")
@@ -52,8 +54,12 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 "$cxx" -std=c++20 $cxxflags "$examples/quickstart.cc" -o "$work/quickstart-pc" $(pkg-config --cflags --libs pmstore)
 LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-pc" "$work/cxx-pc.pool"
 # shellcheck disable=SC2086
-"$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror $cflags "$examples/quickstart.c" -o "$work/quickstart-c-pc" \
-  $(pkg-config --cflags --libs pmstore)
+"$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror $cflags $(pkg-config --cflags pmstore) -c "$examples/quickstart.c" \
+  -o "$work/quickstart-c.o"
+c_linker=$cc
+[ "$link_c_as_cxx" = ON ] && c_linker=$cxx
+# shellcheck disable=SC2086
+"$c_linker" $cflags "$work/quickstart-c.o" -o "$work/quickstart-c-pc" $(pkg-config --libs pmstore)
 LD_LIBRARY_PATH="$prefix/lib" "$work/quickstart-c-pc" "$work/c-pc.pool" >/dev/null
 
 # The Python module, installed next to the library: the example runs with

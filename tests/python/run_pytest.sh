@@ -26,8 +26,12 @@ if [ -n "$sanitize" ]; then
   # The interpreter itself is not instrumented: its allocations at exit are
   # not this project's leaks.
   export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-  if ! why=$("$python" -c "import pmstore" 2>&1); then
-    echo "SKIPPED: the $sanitize sanitizer runtime cannot be loaded into $python: ${why//$'\n'/ }"
+  why=$("$python" -c "import pmstore" 2>&1)
+  status=$?
+  if [ $status -ne 0 ]; then
+    [ $status -gt 128 ] && why="killed by signal $((status - 128))${why:+: $why}"
+    echo "SKIPPED: the $sanitize sanitizer runtime cannot be loaded into $python" \
+         "(import pmstore with LD_PRELOAD=$path: ${why//$'\n'/ })"
     exit 77
   fi
 fi
