@@ -18,7 +18,10 @@
  * (so one variable serves a whole sequence of calls) and *errmsg is set to
  * a malloc()ed one-line message naming the file and the problem; free it
  * with pmstore_free(). On success *errmsg is left as it was. Outputs are
- * written only on success, except where a call says otherwise.
+ * written only on success, except where a call says otherwise. A NULL db,
+ * path, key or output to such a call is PMSTORE_INVALID_ARGUMENT; calls
+ * that return no code (accessors, setters) need valid objects, and every
+ * *_destroy accepts NULL.
  *
  * The codes are those of the C++ API's absl::Status (and of gRPC), with the
  * same values, so a newer library never returns a code this header lacks.
