@@ -12,6 +12,7 @@
 
 #include "nlohmann/json.hpp"
 #include "pmstore/base/errno_status.h"
+#include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
 #include "pmstore/cli/mdb_text.h"
 #include "pmstore/store.h"
@@ -43,9 +44,58 @@ uint64_t MapSizeFor(const Stats& stats) {
   return (size + kMiB - 1) / kMiB * kMiB;
 }
 
-// A load commits this much at a time, durably.
-constexpr size_t kLoadBatchEntries = 1024;
-constexpr size_t kLoadBatchBytes = 4 << 20;
+// Puts a dump's entries into a pool in durable commits of 1024 entries
+// (or 4 MiB), counting what the pool holds.
+class DumpLoader {
+ public:
+  DumpLoader(Store* store, std::string pool) : store_(store), pool_(std::move(pool)) {}
+
+  absl::Status Add(std::string_view key, std::string_view value) {
+    batch_.Put(key, value);
+    return batch_.Count() >= kBatchEntries || batch_.ApproximateSize() >= kBatchBytes ? Finish() : absl::OkStatus();
+  }
+  // Commits what is pending.
+  absl::Status Finish() {
+    const absl::Status status = store_->Write(batch_);
+    if (status.ok()) loaded_ += batch_.Count();
+    batch_.Clear();
+    return status;
+  }
+  uint64_t loaded() const { return loaded_; }
+  // `status`, and how much of the input the pool took before it.
+  absl::Status Annotate(const absl::Status& status) const {
+    return absl::Status(status.code(),
+                        absl::StrCat(status.message(), " (the first ", loaded_, " entries were loaded into ", pool_, ")"));
+  }
+
+ private:
+  static constexpr size_t kBatchEntries = 1024;
+  static constexpr size_t kBatchBytes = 4 << 20;
+  Store* store_;
+  std::string pool_;
+  WriteBatch batch_;
+  uint64_t loaded_ = 0;
+};
+
+// Every entry of the section whose header `reader` has just read, and of
+// the sections after it.
+absl::Status LoadEntries(MdbTextReader* reader, DumpLoader* loader) {
+  std::string key, value;
+  for (bool section = true; section;) {
+    absl::StatusOr<bool> entry;
+    while ((entry = reader->NextEntry(&key, &value)).ok() && *entry) {
+      if (key.size() > kMaxKeySize) {
+        return absl::InvalidArgumentError(absl::StrCat(reader->name(), " line ", reader->line() - 1, ": a key of ",
+                                                       key.size(), " bytes (a pool's keys hold at most ", kMaxKeySize,
+                                                       ")"));
+      }
+      PMSTORE_RETURN_IF_ERROR(loader->Add(key, value));
+    }
+    if (!entry.ok()) return entry.status();
+    PMSTORE_ASSIGN_OR_RETURN(section, reader->NextSection());
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -189,49 +239,20 @@ int Load(const LoadConfig& config) {
   absl::StatusOr<bool> section = reader.NextSection();
   if (!section.ok()) return Fail(section.status());
   if (!*section) return Fail(absl::InvalidArgumentError(source + ": empty input, not a dump in mdb_dump's format"));
-  auto store = Store::Open(config.pool, NewPool(config.size != 0 ? config.size : Options().initial_size,
-                                                config.max_size));
+  auto store =
+      Store::Open(config.pool, NewPool(config.size != 0 ? config.size : Options().initial_size, config.max_size));
   if (!store.ok()) return Fail(store.status());
 
-  uint64_t loaded = 0;
-  WriteBatch batch;
-  auto commit = [&]() {
-    const absl::Status status = (*store)->Write(batch);
-    if (status.ok()) loaded += batch.Count();
-    batch.Clear();
-    return status;
-  };
-  // On bad input, what came before it is committed, so the message can say
+  DumpLoader loader(store->get(), config.pool);
+  absl::Status status = LoadEntries(&reader, &loader);
+  // What came before a bad line goes in too, so the message can say
   // exactly what the pool now holds.
-  auto fail_after = [&](const absl::Status& status) {
-    const absl::Status committed = commit();
-    return Fail(committed.ok() ? absl::Status(status.code(),
-                                              absl::StrCat(status.message(), " (the ", loaded,
-                                                           " entries before it were loaded into ", config.pool, ")"))
-                               : committed);
-  };
-  std::string key, value;
-  while (*section) {
-    absl::StatusOr<bool> entry;
-    while ((entry = reader.NextEntry(&key, &value)).ok() && *entry) {
-      if (key.size() > kMaxKeySize) {
-        return fail_after(absl::InvalidArgumentError(absl::StrCat(source, " line ", reader.line() - 1, ": a key of ",
-                                                                  key.size(), " bytes (a pool's keys hold at most ",
-                                                                  kMaxKeySize, ")")));
-      }
-      batch.Put(key, value);
-      if (batch.Count() >= kLoadBatchEntries || batch.ApproximateSize() >= kLoadBatchBytes) {
-        if (absl::Status status = commit(); !status.ok()) return Fail(status);
-      }
-    }
-    if (!entry.ok()) return fail_after(entry.status());
-    section = reader.NextSection();
-    if (!section.ok()) return fail_after(section.status());
-  }
-  if (absl::Status status = commit(); !status.ok()) return Fail(status);
+  const absl::Status finished = loader.Finish();
+  if (status.ok()) status = finished;
+  if (!status.ok()) return Fail(loader.Annotate(status));
   for (const std::string& note : reader.notes()) std::fprintf(stderr, "pmstore: note: %s\n", note.c_str());
-  std::printf("loaded %llu entries from %s into %s\n", static_cast<unsigned long long>(loaded), source.c_str(),
-              config.pool.c_str());
+  std::printf("loaded %llu entries from %s into %s\n", static_cast<unsigned long long>(loader.loaded()),
+              source.c_str(), config.pool.c_str());
   return 0;
 }
 

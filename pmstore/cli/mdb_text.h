@@ -69,6 +69,7 @@ class MdbTextReader {
   // integerkey database, keywords it does not know), one line each.
   const std::vector<std::string>& notes() const { return notes_; }
   uint64_t line() const { return line_number_; }
+  const std::string& name() const { return name_; }
 
  private:
   // The next line without its newline; false at the end of the input.

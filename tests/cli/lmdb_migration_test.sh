@@ -94,7 +94,7 @@ refused "empty input" "empty input" </dev/null
 # A truncated dump: what came before the break is loaded, and said so.
 head -n -1 "$DIR/lmdb.hex" | "$PMSTORE" load "$DIR/truncated" >/dev/null 2>"$DIR/err"
 [ $? = 2 ] || fail "a truncated dump is an error"
-grep -q "the dump is truncated (the 3005 entries before it were loaded into $DIR/truncated)" "$DIR/err" ||
+grep -q "the dump is truncated (the first 3005 entries were loaded into $DIR/truncated)" "$DIR/err" ||
   fail "truncated: $(cat "$DIR/err")"
 
 # dump needs the pool to itself.
