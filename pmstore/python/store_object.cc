@@ -4,7 +4,6 @@
 
 #include <thread>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/python/bytes_arg.h"
@@ -55,6 +54,17 @@ PyStore::PyStore(const std::string& path, const OpenArgs& args) : path_(path), d
   release_gil_for_writes_ = granularity == Granularity::kPage;
 }
 
+template <typename Call>
+auto PyStore::WithoutGil(Call call) {
+  ++calls_without_gil_;
+  struct Done {  // runs after the GIL is back
+    int* calls;
+    ~Done() { --*calls; }
+  } done{&calls_without_gil_};
+  py::gil_scoped_release release;
+  return call();
+}
+
 PyStore::~PyStore() {
   // Nothing handed out can be alive: each holds a reference to this Store.
   store_.reset();
@@ -80,8 +90,9 @@ void PyStore::Close() {
   for (PyIterator* iterator : iterators_) iterator->End();
   iterators_.clear();
   std::unique_ptr<Store> closing = std::move(store_);
-  py::gil_scoped_release release;
-  closing.reset();  // persists every write, unmaps, unlocks
+  // Counted as a call without the GIL, so a second close() returns only
+  // once the pool is closed.
+  WithoutGil([&] { closing.reset(); });  // persists every write, unmaps, unlocks
 }
 
 Store& PyStore::store() {
@@ -91,17 +102,6 @@ Store& PyStore::store() {
 
 WriteOptions PyStore::WriteOptionsFor(std::optional<bool> sync) const {
   return WriteOptions{.sync = sync.value_or(default_sync_)};
-}
-
-template <typename Call>
-auto PyStore::WithoutGil(Call call) {
-  ++calls_without_gil_;
-  struct Done {  // runs after the GIL is back
-    int* calls;
-    ~Done() { --*calls; }
-  } done{&calls_without_gil_};
-  py::gil_scoped_release release;
-  return call();
 }
 
 template <typename Call>
