@@ -109,6 +109,11 @@ bool ParseSizeFlag(const std::string& text, uint64_t fallback, uint64_t* out) {
   return true;
 }
 
+// --size and --max-size of a pool that create or load makes (0: unset).
+bool ParseNewPoolSizes(uint64_t* size, uint64_t* max_size) {
+  return ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, size) && ParseSizeFlag(absl::GetFlag(FLAGS_max_size), 0, max_size);
+}
+
 int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   namespace cli = pmstore::cli;
   auto need = [&](size_t min, size_t max) { return args.size() >= min && args.size() <= max; };
@@ -121,10 +126,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     if (!need(1, 1)) return Usage(usage);
     cli::CreateConfig config{args[0], 0, 0};
     if (absl::GetFlag(FLAGS_size).empty()) return Usage("create needs --size");
-    if (!ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, &config.size) ||
-        !ParseSizeFlag(absl::GetFlag(FLAGS_max_size), 0, &config.max_size)) {
-      return Usage("bad size (use e.g. 64M, 1G)");
-    }
+    if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
     return cli::Create(config);
   }
   if (command == "put") {
@@ -149,10 +151,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "load") {
     if (!need(1, 1)) return Usage(usage);
     cli::LoadConfig config{args[0], absl::GetFlag(FLAGS_file), 0, 0};
-    if (!ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, &config.size) ||
-        !ParseSizeFlag(absl::GetFlag(FLAGS_max_size), 0, &config.max_size)) {
-      return Usage("bad size (use e.g. 64M, 1G)");
-    }
+    if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
     return cli::Load(config);
   }
   if (command == "bench") {
