@@ -147,10 +147,16 @@ TEST(FaultbenchCli, JobFileRunsAndUnsupportedOptionIsNamed) {
   EXPECT_EQ(nlohmann::json::parse(r.out).at("jobs").at(0).at("jobname"), "randrw");
   {
     std::ofstream job(dir.File("bad.fio"));
-    job << "[a]\nsize=4M\ndirectory=" << dir.path() << "\niodepth=8\n";
+    job << "[a]\nsize=4M\ndirectory=" << dir.path() << "\niodepth=8\nfrobnicate=8\n";
   }
   ExpectOneLineUsageError(Faultbench("run " + dir.File("bad.fio"), dir),
-                          "job file " + dir.File("bad.fio") + ", line 4: unsupported option 'iodepth'");
+                          "job file " + dir.File("bad.fio") + ", line 5: unsupported option 'frobnicate'");
+  {
+    std::ofstream job(dir.File("verify.fio"));
+    job << "[a]\nsize=4M\ndirectory=" << dir.path() << "\nverify=md5\n";
+  }
+  ExpectOneLineUsageError(Faultbench("run " + dir.File("verify.fio"), dir),
+                          "line 4: option 'verify' is not supported: faultbench checks no data");
   ExpectOneLineUsageError(Faultbench("run " + dir.path(), dir), "is a directory (did you mean --directory?)");
   ExpectOneLineUsageError(Faultbench("run " + dir.File("missing.fio"), dir), "No such file or directory");
 }

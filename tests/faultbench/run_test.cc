@@ -196,7 +196,7 @@ TEST(RunPmem2Engine, WritesThroughLibpmem2AndVerifies) {
   TmpfsMount mount("size=64m,huge=always");
   SKIP_UNLESS_MOUNTED(mount);
   JobOptions job = Job(mount.dir(), 8 * kMiB, RwMode::kRandRw, PageIntent::kPmd);
-  job.engine = pmstore::mapping::Engine::kPmem2;
+  job.ioengine = JobEngine::kPmem2;
   RunResult run = MustRun({job});
   const WorkerResult& w = run.workers[0];
   EXPECT_EQ(w.mapping.engine, pmstore::mapping::Engine::kPmem2);
