@@ -50,26 +50,6 @@ uint64_t ExistingSize(const std::string& path, bool fresh_file) {
   return static_cast<uint64_t>(st.st_size);
 }
 
-// Kernels without PAGEMAP_SCAN (before 6.7) cannot read DAX page-table
-// entries back (smaps is blind to DAX), but the fs_dax tracepoints see every
-// DAX fault. The tally is per process, so it can stand for one worker only:
-// traced when the run has exactly one worker and its directory is mounted
-// with dax (root only; tracepoints available). Started before any worker
-// maps its file, stopped after all have finished.
-std::optional<DaxTraceSession> MaybeStartDaxTrace(const std::vector<WorkerContext>& workers) {
-  if (workers.size() != 1 || geteuid() != 0) return std::nullopt;
-  if (pmstore::mapping::PagemapScanAvailable()) return std::nullopt;
-  std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(workers[0].file), ec);
-  if (ec) return std::nullopt;
-  auto mount = ReadMountFacts(dir.string());
-  if (!mount.ok() || mount->dax_option.empty() || mount->dax_option == "never") return std::nullopt;
-  if (!FindDaxTracepoints().ok()) return std::nullopt;
-  auto session = DaxTraceSession::Start();
-  if (!session.ok()) return std::nullopt;
-  return std::move(*session);
-}
-
 // Replaces the worker's census with the tracepoints' account: 2 MiB per
 // PMD fault that installed an entry (NOPAGE, NEEDDSYNC), 4 KiB per PTE
 // fault, clamped to the worker's range. DAX files only (statx).
@@ -226,34 +206,52 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
   return plan;
 }
 
-// Starts the workers of one stage at once and waits for all of them.
+// Kernels without PAGEMAP_SCAN (before 6.7) cannot read DAX page-table
+// entries back (smaps is blind to DAX), but the fs_dax tracepoints see every
+// DAX fault. The tally is per process, so it can stand for one worker only:
+// traced when a stage has exactly one worker (a one-job run, or a job file
+// whose stonewalls run one job at a time) and its directory is mounted with
+// dax (root only; tracepoints available). Started before the worker maps
+// its file, stopped after it has finished.
+std::optional<DaxTraceSession> MaybeStartDaxTrace(const WorkerPlan& plan, const std::vector<size_t>& stage) {
+  if (stage.size() != 1 || geteuid() != 0) return std::nullopt;
+  if (pmstore::mapping::PagemapScanAvailable()) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(plan.contexts[stage[0]].file), ec);
+  if (ec) return std::nullopt;
+  auto mount = ReadMountFacts(dir.string());
+  if (!mount.ok() || mount->dax_option.empty() || mount->dax_option == "never") return std::nullopt;
+  if (!FindDaxTracepoints().ok()) return std::nullopt;
+  auto session = DaxTraceSession::Start();
+  if (!session.ok()) return std::nullopt;
+  return std::move(*session);
+}
+
+// Starts the workers of one stage at once and waits for all of them,
+// tracing DAX faults around them where that is how the mapping is verified.
 void RunWorkers(const WorkerPlan& plan, const std::vector<size_t>& stage, RunResult& run) {
+  std::optional<DaxTraceSession> dax_trace = MaybeStartDaxTrace(plan, stage);
   std::vector<std::thread> threads;
   for (size_t i : stage) {
     threads.emplace_back([&, i] { run.workers[i] = RunWorker(plan.contexts[i]); });
   }
   for (auto& t : threads) t.join();
+  if (!dax_trace) return;
+  auto tally = dax_trace->Stop();
+  if (tally.ok()) ApplyDaxTrace(*tally, run.workers[stage[0]]);
 }
 
 // Runs the stages in order; the workers of a stage start at once, as fio
 // starts the jobs between two stonewalls, and the next stage starts when
-// all of them are done. Traces DAX faults around the run where that is how
-// the mapping is verified (MaybeStartDaxTrace).
+// all of them are done.
 void RunStages(const RunSettings& settings, const WorkerPlan& plan, RunResult& run) {
   run.workers.resize(plan.contexts.size());
-  std::optional<DaxTraceSession> dax_trace = MaybeStartDaxTrace(plan.contexts);
   const uint64_t start_ns = run.start_ns = MonotonicNs();
   {
     ProgressLine progress(settings.progress, plan.progress);
     for (const std::vector<size_t>& stage : plan.stages) RunWorkers(plan, stage, run);
   }
   run.wall_s = static_cast<double>(MonotonicNs() - start_ns) / 1e9;
-  if (dax_trace) {
-    auto tally = dax_trace->Stop();
-    if (tally.ok()) {
-      for (WorkerResult& w : run.workers) ApplyDaxTrace(*tally, w);
-    }
-  }
 }
 
 // A worker whose mapping differs from its request carries what the doctor

@@ -118,6 +118,13 @@ if [ "$fio_jobs" = 1 ]; then
   else
     echo "FAIL: libpmem.fio: faultbench's libpmem mapping is not cache-line granular on DAX"; failed=1
   fi
+  # One job per stonewall stage: each stage's DAX faults are traced apart.
+  verified=$(grep -cE "^measure: libpmem.fio .* verify=(dax_trace|pagemap_scan)" "$out/fio-jobs.txt")
+  if [ "$verified" = 2 ]; then
+    echo "ok: libpmem.fio: both stages' mappings verified on DAX (dax_trace per stage, or pagemap_scan)"
+  else
+    echo "FAIL: libpmem.fio: a stage's DAX mapping was not verified"; failed=1
+  fi
 fi
 
 rm -rf "$out" "$dir"

@@ -78,7 +78,8 @@ for name in "${files[@]}"; do
   jq -r --arg n "$name" '.jobs[] | "measure: \($n) \(.jobname) g=\(.groupid) members=\(.faultbench.members // 1)
     engine=\(.["job options"].ioengine) read_ios=\(.read.total_ios) write_ios=\(.write.total_ios)
     majf=\(.majf) minf=\(.minf) pmd=\(.faultbench.mapping.pmd_bytes) pte=\(.faultbench.mapping.pte_bytes)
-    granularity=\(.faultbench.mapping.granularity // .faultbench.workers[0].mapping.granularity)"' "$work/fb.json" |
+    granularity=\(.faultbench.mapping.granularity // .faultbench.workers[0].mapping.granularity)
+    verify=\(.faultbench.mapping.verify_method // .faultbench.workers[0].mapping.verify_method)"' "$work/fb.json" |
     tr -s ' \n' ' ' | sed 's/ measure:/\nmeasure:/g'
   echo
   rm -f "$FB_DIR"/*.0.0 "$FB_DIR"/shared.dat
