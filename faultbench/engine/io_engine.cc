@@ -51,6 +51,12 @@ unsigned Pmem2WriteFlags(const EngineOptions& options) {
          (options.direct ? PMEM2_F_MEM_NONTEMPORAL : PMEM2_F_MEM_TEMPORAL);
 }
 
+std::string DescribeWrites(pmstore::mapping::Engine mapping_engine, const EngineOptions& options) {
+  if (mapping_engine == pmstore::mapping::Engine::kMmap) return "memcpy";
+  if (!options.libpmem_flags) return "persisted";
+  return std::string(options.direct ? "non-temporal" : "temporal") + (options.sync ? ", drained" : ", not drained");
+}
+
 std::unique_ptr<IoEngine> MakeEngine(const pmstore::mapping::Mapping& mapping, const EngineOptions& options) {
   if (mapping.engine() == pmstore::mapping::Engine::kPmem2 && mapping.ops().memcpy != nullptr) {
     return std::make_unique<Pmem2Engine>(mapping.address(), mapping.ops(), Pmem2WriteFlags(options));

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "pmstore/mapping/mapping.h"
 
@@ -39,6 +40,11 @@ struct EngineOptions {
 
 // The pmem2 memcpy flags `options` stand for (0: copy and persist).
 unsigned Pmem2WriteFlags(const EngineOptions& options);
+
+// How an engine of `mapping_engine` with `options` writes, for the report:
+// "memcpy", "persisted" (copy, flush, drain), or libpmem's
+// "non-temporal|temporal, drained|not drained".
+std::string DescribeWrites(pmstore::mapping::Engine mapping_engine, const EngineOptions& options);
 
 // The engine that matches how `mapping` was made (its Engine).
 std::unique_ptr<IoEngine> MakeEngine(const pmstore::mapping::Mapping& mapping, const EngineOptions& options = {});

@@ -72,6 +72,7 @@ json MappingJson(const WorkerResult& w) {
   json out = {{"requested", std::string(pmstore::mapping::PageIntentName(m.requested))},
               {"engine", std::string(pmstore::mapping::EngineName(m.engine))},
               {"granularity", m.granularity},
+              {"writes", m.writes},
               {"map_sync", m.map_sync},
               {"dax", m.dax}};
   if (m.verified) {

@@ -108,9 +108,9 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
   AppendDirections(out, t, w.ns_per_tick, w.job);
   AppendCpu(out, t, t.runtime_s);
   const MappingOutcome& m = w.mapping;
-  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s\n",
+  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s writes=%s\n",
                         pmstore::mapping::PageIntentName(m.requested), pmstore::mapping::EngineName(m.engine),
-                        m.granularity, m.map_sync ? "yes" : "no", m.dax ? "yes" : "no");
+                        m.granularity, m.map_sync ? "yes" : "no", m.dax ? "yes" : "no", m.writes);
   if (m.verified) {
     absl::StrAppendFormat(&out, "  verified     : pmd=%s (%.1f%%) pte=%s [%s], %.2f faults/MiB\n",
                           FormatBytes(m.census.pmd_bytes), m.PmdShare() * 100, FormatBytes(m.census.pte_bytes),
@@ -166,10 +166,10 @@ void AppendGroup(std::string& out, const RunResult& run, const ReportEntry& e) {
   AppendDirections(out, e.total, e.ns_per_tick, first.job);
   AppendCpu(out, e.total, e.job_runtime_s);
   const MappingOutcome& requested = first.mapping;
-  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s\n",
+  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s writes=%s\n",
                         pmstore::mapping::PageIntentName(requested.requested),
                         pmstore::mapping::EngineName(requested.engine), requested.granularity,
-                        requested.map_sync ? "yes" : "no", requested.dax ? "yes" : "no");
+                        requested.map_sync ? "yes" : "no", requested.dax ? "yes" : "no", requested.writes);
   const MappingTotals& m = e.mapping;
   absl::StrAppendFormat(&out, "  verified     : pmd=%s (%.1f%%) pud=%s pte=%s over %d worker%s%s, %.2f faults/MiB\n",
                         FormatBytes(m.pmd_bytes), m.PmdShare() * 100, FormatBytes(m.pud_bytes),
@@ -187,7 +187,8 @@ void AppendRunStatus(std::string& out, const GroupRunStatus& g) {
   absl::StrAppendFormat(&out, "\nRun status group %d (all jobs):\n", g.group_id);
   for (const auto& [name, d] : {std::pair{"READ", &g.read}, std::pair{"WRITE", &g.write}}) {
     if (d->bytes == 0) continue;
-    absl::StrAppendFormat(&out, "  %5s: bw=%s (%.0fMB/s), %s-%s (%.0fMB/s-%.0fMB/s), io=%s (%.0fMB), run=%.0f-%.0fmsec\n",
+    absl::StrAppendFormat(&out,
+                          "  %5s: bw=%s (%.0fMB/s), %s-%s (%.0fMB/s-%.0fMB/s), io=%s (%.0fMB), run=%.0f-%.0fmsec\n",
                           name, Bandwidth(d->aggregate_bw), d->aggregate_bw / 1e6, Bandwidth(d->min_bw),
                           Bandwidth(d->max_bw), d->min_bw / 1e6, d->max_bw / 1e6, FormatBytes(d->bytes),
                           static_cast<double>(d->bytes) / 1e6, d->min_runtime_s * 1000, d->max_runtime_s * 1000);

@@ -51,6 +51,7 @@ struct MappingOutcome {
   pmstore::mapping::PageIntent requested = pmstore::mapping::PageIntent::kAuto;
   pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
   std::string granularity;  // "page", "cache_line", "byte"
+  std::string writes;       // how each write reaches the file (engine/io_engine.h DescribeWrites)
   bool map_sync = false;
   bool dax = false;
   bool verified = false;    // census below is valid

@@ -67,8 +67,9 @@ void DropCachedPages(const JobOptions& job, int fd, const std::string& path, Pag
     return;
   }
   const int err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  out.action = err == 0 ? "dropped: fdatasync, then POSIX_FADV_DONTNEED over the file"
-                        : absl::StrCat("POSIX_FADV_DONTNEED failed: ", ErrnoStatus(err, "posix_fadvise", path).message());
+  out.action = err == 0
+                   ? "dropped: fdatasync, then POSIX_FADV_DONTNEED over the file"
+                   : absl::StrCat("POSIX_FADV_DONTNEED failed: ", ErrnoStatus(err, "posix_fadvise", path).message());
 }
 
 // fio's fadvise_hint: on the file (fio's td_io_open_file) and, for the

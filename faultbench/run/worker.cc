@@ -150,9 +150,10 @@ absl::Status Worker::Place(WorkerResult& result) {
 absl::Status Worker::MapFile(WorkerResult& result) {
   PMSTORE_ASSIGN_OR_RETURN(target_, OpenAndMapTarget(job_, result.file, result.page_cache));
   const pmstore::mapping::Mapping& mapping = *target_.mapping;
-  engine_ = MakeEngine(mapping, {.libpmem_flags = job_.ioengine == JobEngine::kLibpmem,
-                                 .direct = job_.direct,
-                                 .sync = job_.sync});
+  const EngineOptions writes{
+      .libpmem_flags = job_.ioengine == JobEngine::kLibpmem, .direct = job_.direct, .sync = job_.sync};
+  engine_ = MakeEngine(mapping, writes);
+  result.mapping.writes = DescribeWrites(mapping.engine(), writes);
   result.mapping.requested = job_.mapping;
   result.mapping.engine = job_.engine();
   result.mapping.granularity = std::string(pmstore::mapping::GranularityName(mapping.granularity()));

@@ -19,7 +19,8 @@ namespace {
 using Handler = absl::Status (*)(JobOptions& job, std::string_view key, std::string_view value);
 
 absl::Status Bad(std::string_view key, std::string_view value, std::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("option ", std::string(key), "=", std::string(value), ": ", std::string(why)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("option ", std::string(key), "=", std::string(value), ": ", std::string(why)));
 }
 
 // fio's booleans: a bare key is 1; 0/1, true/false, yes/no, on/off.
@@ -101,7 +102,9 @@ absl::Status RandomDistributionOption(JobOptions& job, std::string_view key, std
   else if (kind == "normal" || kind == "gauss") d = {RandomDistribution::kNormal, 0, -1};
   else return Bad(key, value, "use random, zipf:THETA, pareto:H or normal:DEV (each with an optional :CENTER)");
   if (parts.size() > 3) return Bad(key, value, "at most a parameter and a center");
-  if (parts.size() > 1 && !absl::SimpleAtod(parts[1], &d.parameter)) return Bad(key, value, "the parameter is not a number");
+  if (parts.size() > 1 && !absl::SimpleAtod(parts[1], &d.parameter)) {
+    return Bad(key, value, "the parameter is not a number");
+  }
   if (parts.size() > 2 && (!absl::SimpleAtod(parts[2], &d.center) || d.center < 0 || d.center > 1)) {
     return Bad(key, value, "the center must be in [0, 1]");
   }
@@ -139,7 +142,9 @@ absl::Status BufferPattern(JobOptions& job, std::string_view key, std::string_vi
       std::string hex(value.substr(i + 2, end - i - 2));
       if (hex.empty()) return Bad(key, value, "0x needs hex digits");
       if (hex.size() % 2 != 0) hex.insert(hex.begin(), '0');
-      for (size_t h = 0; h < hex.size(); h += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(h, 2), nullptr, 16)));
+      for (size_t h = 0; h < hex.size(); h += 2) {
+        bytes.push_back(static_cast<char>(std::stoi(hex.substr(h, 2), nullptr, 16)));
+      }
       i = end;
     } else if (absl::ascii_isdigit(static_cast<unsigned char>(c))) {
       size_t end = i;
@@ -215,9 +220,11 @@ const std::map<std::string, Handler, std::less<>>& Supported() {
       {"filename", TEXT(filename)},
       {"directory", TEXT(directory)},
       {"filename_format", TEXT(filename_format)},
-      {"size", [](JobOptions& j, std::string_view k, std::string_view v) { return SizeOrPercent(k, v, j.size, j.size_percent); }},
+      {"size", [](JobOptions& j, std::string_view k, std::string_view v) {
+         return SizeOrPercent(k, v, j.size, j.size_percent); }},
       {"filesize", SIZE(filesize)},
-      {"offset", [](JobOptions& j, std::string_view k, std::string_view v) { return SizeOrPercent(k, v, j.offset, j.offset_percent); }},
+      {"offset", [](JobOptions& j, std::string_view k, std::string_view v) {
+         return SizeOrPercent(k, v, j.offset, j.offset_percent); }},
       {"offset_increment", SIZE(offset_increment)},
       {"io_size", SIZE(io_size)},
       {"io_limit", SIZE(io_size)},
@@ -234,7 +241,9 @@ const std::map<std::string, Handler, std::less<>>& Supported() {
       {"loops", NUMBER(loops)},
       {"ramp_time", SECONDS(ramp_time_s)},
       {"randseed", [](JobOptions& j, std::string_view k, std::string_view v) -> absl::Status {
-         PMSTORE_ASSIGN_OR_RETURN(j.randseed, Number<uint64_t>(k, v)); j.randseed_set = true; return absl::OkStatus(); }},
+         PMSTORE_ASSIGN_OR_RETURN(j.randseed, Number<uint64_t>(k, v));
+         j.randseed_set = true;
+         return absl::OkStatus(); }},
       {"randrepeat", FLAG(randrepeat)},
       {"allrandrepeat", FLAG(randrepeat)},
       {"norandommap", FLAG(norandommap)},

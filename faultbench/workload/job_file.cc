@@ -67,33 +67,19 @@ class Arithmetic {
     if (pos_ < text_.size() && text_[pos_] == c) return ++pos_, true;
     return false;
   }
-  std::optional<int64_t> Sum() {
-    std::optional<int64_t> left = Product();
+  // Sums of products of atoms: one loop for both levels of precedence.
+  std::optional<int64_t> Sum() { return Chain("+-"); }
+  std::optional<int64_t> Product() { return Chain("*/"); }
+  std::optional<int64_t> Chain(std::string_view operators) {
+    const bool products = operators == "*/";
+    std::optional<int64_t> left = products ? Atom() : Product();
     while (left) {
-      if (Take('+')) {
-        auto right = Product();
-        left = right ? std::optional(*left + *right) : std::nullopt;
-      } else if (Take('-')) {
-        auto right = Product();
-        left = right ? std::optional(*left - *right) : std::nullopt;
-      } else {
-        break;
-      }
-    }
-    return left;
-  }
-  std::optional<int64_t> Product() {
-    std::optional<int64_t> left = Atom();
-    while (left) {
-      if (Take('*')) {
-        auto right = Atom();
-        left = right ? std::optional(*left * *right) : std::nullopt;
-      } else if (Take('/')) {
-        auto right = Atom();
-        left = right && *right != 0 ? std::optional(*left / *right) : std::nullopt;
-      } else {
-        break;
-      }
+      SkipSpace();
+      if (pos_ >= text_.size() || operators.find(text_[pos_]) == std::string_view::npos) break;
+      const char op = text_[pos_++];
+      const std::optional<int64_t> right = products ? Atom() : Product();
+      if (!right || (op == '/' && *right == 0)) return std::nullopt;
+      left = op == '+' ? *left + *right : op == '-' ? *left - *right : op == '*' ? *left * *right : *left / *right;
     }
     return left;
   }
@@ -106,7 +92,9 @@ class Arithmetic {
     const size_t start = pos_;
     while (pos_ < text_.size() && absl::ascii_isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
     int64_t value = 0;
-    if (start == pos_ || !absl::SimpleAtoi(absl::string_view(text_.data() + start, pos_ - start), &value)) return std::nullopt;
+    if (start == pos_ || !absl::SimpleAtoi(absl::string_view(text_.data() + start, pos_ - start), &value)) {
+      return std::nullopt;
+    }
     return value;
   }
 
@@ -212,9 +200,10 @@ absl::Status Parser::Option(std::string_view line) {
   if (!in_global_ && !in_job_) return absl::InvalidArgumentError("option outside a section");
   PMSTORE_ASSIGN_OR_RETURN(std::string expanded, Expand(line));
   const size_t eq = expanded.find('=');
-  const absl::string_view key = absl::StripAsciiWhitespace(absl::string_view(expanded).substr(0, eq));
+  const absl::string_view line_view(expanded);
+  const absl::string_view key = absl::StripAsciiWhitespace(line_view.substr(0, eq));
   const absl::string_view value =
-      eq == std::string::npos ? absl::string_view() : absl::StripAsciiWhitespace(absl::string_view(expanded).substr(eq + 1));
+      eq == std::string::npos ? absl::string_view() : absl::StripAsciiWhitespace(line_view.substr(eq + 1));
   JobOptions& target = in_global_ ? global_ : jobs_.back();
   return ApplyJobOption(target, std::string_view(key.data(), key.size()), std::string_view(value.data(), value.size()));
 }

@@ -48,7 +48,8 @@ SkewedBlocks::SkewedBlocks(const Distribution& distribution, uint64_t blocks, ui
       }
       // fio centres a normal distribution on n * (center - 0.5) past the
       // middle; without a center, on the middle itself.
-      offset_ = center < 0 ? 0 : static_cast<uint64_t>(static_cast<double>(n_) * (center - 0.5) + static_cast<double>(n_)) % n_;
+      const double n = static_cast<double>(n_);
+      offset_ = center < 0 ? 0 : static_cast<uint64_t>(n * (center - 0.5) + n) % n_;
       break;
     }
     case RandomDistribution::kRandom: break;

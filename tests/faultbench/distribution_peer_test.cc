@@ -45,7 +45,8 @@ double OurTopFivePercent(const Distribution& distribution) {
   std::vector<uint32_t> hits(kBlocks, 0);
   for (uint64_t i = 0; i < kBlocks; ++i) ++hits[order.Next()];
   std::sort(hits.rbegin(), hits.rend());
-  const uint64_t distinct = static_cast<uint64_t>(std::count_if(hits.begin(), hits.end(), [](uint32_t h) { return h > 0; }));
+  const uint64_t distinct =
+      static_cast<uint64_t>(std::count_if(hits.begin(), hits.end(), [](uint32_t h) { return h > 0; }));
   const uint64_t row = (distinct - 1) / 20 + 1;  // genzipf's interval_step for 20 rows
   uint64_t top = 0;
   for (uint64_t i = 0; i < row; ++i) top += hits[i];

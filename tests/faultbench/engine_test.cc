@@ -25,5 +25,14 @@ TEST(Pmem2WriteFlags, OtherwiseEveryWriteIsPersisted) {
   EXPECT_EQ(Pmem2WriteFlags({.libpmem_flags = false, .direct = true, .sync = false}), 0u);
 }
 
+TEST(DescribeWrites, NamesWhatTheReportShows) {
+  using pmstore::mapping::Engine;
+  EXPECT_EQ(DescribeWrites(Engine::kMmap, {.libpmem_flags = true, .direct = true}), "memcpy");
+  EXPECT_EQ(DescribeWrites(Engine::kPmem2, {}), "persisted");
+  EXPECT_EQ(DescribeWrites(Engine::kPmem2, {.libpmem_flags = true, .direct = true, .sync = true}),
+            "non-temporal, drained");
+  EXPECT_EQ(DescribeWrites(Engine::kPmem2, {.libpmem_flags = true}), "temporal, not drained");
+}
+
 }  // namespace
 }  // namespace faultbench

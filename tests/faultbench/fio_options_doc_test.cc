@@ -3,23 +3,14 @@
 // classifies them: the page cannot fall behind the code.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "faultbench/workload/fio_options.h"
+#include "support/read_text.h"
 
 namespace faultbench {
 namespace {
 
-std::string Page() {
-  std::ifstream in(std::string(SOURCE_ROOT) + "/doc/FAULTBENCH.md");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST(FioOptionsDoc, TheJobFilesSectionNamesEveryOption) {
-  const std::string page = Page();
+  const std::string page = ReadText(std::string(SOURCE_ROOT) + "/doc/FAULTBENCH.md");
   const size_t begin = page.find("### Job files");
   ASSERT_NE(begin, std::string::npos);
   const std::string section = page.substr(begin, page.find("\n### ", begin + 1) - begin);

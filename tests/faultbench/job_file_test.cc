@@ -82,7 +82,8 @@ TEST(JobFile, RefusedFioOptionsSayWhy) {
 // libpmem.fio's options that change nothing here: accepted, and named in
 // one line with the reason.
 TEST(JobFile, InertOptionsAreAcceptedAndNamedInOneLine) {
-  auto jobs = ParseJobFile("[global]\niodepth=1\niodepth_batch=1\nthread\n[a]\nioengine=libpmem\ndirect=1\n", JobOptions{});
+  auto jobs =
+      ParseJobFile("[global]\niodepth=1\niodepth_batch=1\nthread\n[a]\nioengine=libpmem\ndirect=1\n", JobOptions{});
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   const std::vector<std::string> notes = InertOptionNotes((*jobs)[0]);
   ASSERT_EQ(notes.size(), 1u);

@@ -6,11 +6,10 @@
 #include <sys/statfs.h>
 #include <sys/sysinfo.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "faultbench/run/runner.h"
+#include "support/read_text.h"
 #include "support/temp_dir.h"
 #include "support/tmpfs_mount.h"
 
@@ -206,8 +205,28 @@ TEST(RunPmem2Engine, WritesThroughLibpmem2AndVerifies) {
   const WorkerResult& w = run.workers[0];
   EXPECT_EQ(w.mapping.engine, pmstore::mapping::Engine::kPmem2);
   EXPECT_EQ(w.mapping.granularity, "page");  // tmpfs is not DAX
+  EXPECT_EQ(w.mapping.writes, "persisted");
   EXPECT_EQ(w.total.read.ios + w.total.write.ios, 2048u);
   EXPECT_GE(w.mapping.PmdShare(), 0.95);
+}
+
+// fio's libpmem engine: direct and sync decide how its writes reach the
+// file; the dev-dax engine persists every write whatever they say.
+TEST(RunLibpmemEngine, DirectAndSyncChooseTheWrites) {
+  TmpfsMount mount("size=32m");
+  SKIP_UNLESS_MOUNTED(mount);
+  JobOptions job = Job(mount.dir(), 2 * kMiB, RwMode::kRandWrite, PageIntent::kAuto);
+  job.ioengine = JobEngine::kLibpmem;
+  job.direct = true;
+  job.sync = true;
+  EXPECT_EQ(MustRun({job}).workers[0].mapping.writes, "non-temporal, drained");
+  job.direct = job.sync = false;
+  EXPECT_EQ(MustRun({job}).workers[0].mapping.writes, "temporal, not drained");
+  job.ioengine = JobEngine::kDevDax;
+  job.direct = true;
+  RunResult dev_dax = MustRun({job});
+  EXPECT_EQ(dev_dax.workers[0].mapping.writes, "persisted");
+  EXPECT_EQ(dev_dax.workers[0].mapping.engine, pmstore::mapping::Engine::kPmem2);
 }
 
 TEST(RunPreflight, MissingDirectoryAndHugeSizeAreRefusedBeforeRunning) {
@@ -396,13 +415,6 @@ TEST(RunCpusAllowed, SplitGivesEachWorkerItsOwnCpu) {
   EXPECT_EQ(ExecuteJobs({job}, RunSettings{}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // buffer_pattern fills what is written; scramble_buffers=1 stamps every
 // write, so no two 512-byte blocks of the file are alike.
 TEST(RunBuffers, PatternAndScrambleShapeWhatIsWritten) {
@@ -412,13 +424,13 @@ TEST(RunBuffers, PatternAndScrambleShapeWhatIsWritten) {
   job.buffer_pattern = "\xde\xad\xbe\xef";
   job.scramble_buffers.set = false;
   RunResult plain = MustRun({job});
-  const std::string bytes = ReadAll(plain.workers[0].file);
+  const std::string bytes = ReadText(plain.workers[0].file);
   ASSERT_GE(bytes.size(), kMiB);
   for (size_t i = 0; i < kMiB; ++i) ASSERT_EQ(bytes[i], job.buffer_pattern[i % 4]) << "byte " << i;
 
   job.scramble_buffers.set = true;
   RunResult scrambled = MustRun({job});
-  const std::string stamped = ReadAll(scrambled.workers[0].file);
+  const std::string stamped = ReadText(scrambled.workers[0].file);
   std::set<std::string> blocks;
   for (size_t b = 0; b < kMiB / 512; ++b) blocks.insert(stamped.substr(b * 512, 512));
   EXPECT_EQ(blocks.size(), kMiB / 512);
