@@ -19,13 +19,15 @@ ABSL_FLAG(bool, json, false, "doctor: print the report as JSON instead of text")
 
 // --- run and compare: fio's names and meanings ------------------------------
 ABSL_FLAG(std::string, name, "faultbench", "run: job name (files are DIR/NAME.JOB.0, as fio names them)");
-ABSL_FLAG(std::string, filename, "", "run: the file to map (exclusive with --directory)");
+ABSL_FLAG(std::string, filename, "",
+          "run: the file to map (inside --directory when relative); every --numjobs worker maps all of it");
 ABSL_FLAG(std::string, directory, "", "run: directory for the job's files (one per --numjobs worker)");
 ABSL_FLAG(std::string, size, "", "run: bytes per job, e.g. 256M, 1G (required without a job file)");
 ABSL_FLAG(std::string, bs, "4k", "run: block size of each I/O");
 ABSL_FLAG(std::string, rw, "read", "run: read, write, randread, randwrite, randrw or rw");
 ABSL_FLAG(int, rwmixread, 50, "run: percent of reads in randrw/rw");
-ABSL_FLAG(int, numjobs, 1, "run: workers, each with its own file of --size (see --shared-file)");
+ABSL_FLAG(int, numjobs, 1,
+          "run: workers, each with its own file of --size (with --filename: all on it; see --shared-file)");
 ABSL_FLAG(bool, shared_file, false, "run: the --numjobs workers split one file of --size instead");
 ABSL_FLAG(std::string, runtime, "", "run: stop after this long (30, 10s, 500ms, 2m)");
 ABSL_FLAG(bool, time_based, false, "run: repeat passes over the file until --runtime");
@@ -98,7 +100,8 @@ const std::vector<Subcommand>& Subcommands() {
       {"run", "run [flags] [JOB.fio...]",
        "Run a fio-style workload over mmap'd files and report what it cost and which mapping it got.",
        "Each worker maps its file with the requested page size, issues bs-sized memcpys in\n"
-       "the order of --rw (random orders cover every block once per loop), times every I/O,\n"
+       "the order of --rw (random orders cover every block once per loop unless norandommap or\n"
+       "random_distribution say otherwise), times every I/O,\n"
        "and reads back after the run which mapping the kernel really gave (PMD vs PTE bytes),\n"
        "the faults it took (getrusage), where its pages live (move_pages), and dTLB misses\n"
        "where the PMU allows. JOB.fio: fio job files ([global] + sections, include, ${VAR}); flags\n"

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ struct Case {
   const char* input;
   Distribution distribution;
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.type << ":" << c.input; }
 
 class DistributionPeer : public ::testing::TestWithParam<Case> {};
 
