@@ -4,6 +4,7 @@
 // with fio's jobname and groupid.
 #include <ctime>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "faultbench/report/report.h"
 
@@ -119,7 +120,7 @@ json PageCacheJson(const PageCacheOutcome& p) {
 
 json JobOptionsJson(const JobOptions& job) {
   json out = {{"name", job.name},
-              {"size", std::to_string(job.size)},
+              {"size", job.size_percent > 0 ? absl::StrCat(job.size_percent, "%") : std::to_string(job.size)},
               {"bs", std::to_string(job.bs)},
               {"rw", std::string(RwModeName(job.rw))},
               {"ioengine", std::string(JobEngineName(job.ioengine))},
@@ -133,6 +134,15 @@ json JobOptionsJson(const JobOptions& job) {
   if (job.loops > 1) out["loops"] = std::to_string(job.loops);
   if (job.prefault) out["prefault"] = "1";
   if (job.shared_file) out["shared_file"] = "1";
+  if (job.filesize > 0) out["filesize"] = std::to_string(job.filesize);
+  if (job.fallocate != Fallocate::kNative) out["fallocate"] = std::string(FallocateName(job.fallocate));
+  if (job.offset > 0 || job.offset_percent > 0) {
+    out["offset"] = job.offset_percent > 0 ? absl::StrCat(job.offset_percent, "%") : std::to_string(job.offset);
+  }
+  if (job.random_distribution.kind != RandomDistribution::kRandom) {
+    const Distribution& d = job.random_distribution;
+    out["random_distribution"] = absl::StrFormat("%s:%g", RandomDistributionName(d.kind), d.parameter);
+  }
   if (job.stonewall) out["stonewall"] = "1";
   if (job.new_group) out["new_group"] = "1";
   if (job.group_reporting) out["group_reporting"] = "1";

@@ -125,6 +125,16 @@ pmstore::mapping::Engine MappingEngine(JobEngine engine) {
   return engine == JobEngine::kMmap ? pmstore::mapping::Engine::kMmap : pmstore::mapping::Engine::kPmem2;
 }
 
+std::string_view RandomDistributionName(RandomDistribution kind) {
+  switch (kind) {
+    case RandomDistribution::kRandom: return "random";
+    case RandomDistribution::kZipf: return "zipf";
+    case RandomDistribution::kPareto: return "pareto";
+    case RandomDistribution::kNormal: return "normal";
+  }
+  return "random";
+}
+
 std::string_view FallocateName(Fallocate mode) {
   switch (mode) {
     case Fallocate::kNative: return "native";
@@ -134,16 +144,6 @@ std::string_view FallocateName(Fallocate mode) {
     case Fallocate::kTruncate: return "truncate";
   }
   return "native";
-}
-
-std::string_view FadviseHintName(FadviseHint hint) {
-  switch (hint) {
-    case FadviseHint::kOff: return "0";
-    case FadviseHint::kType: return "1";
-    case FadviseHint::kRandom: return "random";
-    case FadviseHint::kSequential: return "sequential";
-  }
-  return "0";
 }
 
 absl::Status ValidateJob(const JobOptions& job) {

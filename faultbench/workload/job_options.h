@@ -47,6 +47,7 @@ pmstore::mapping::Engine MappingEngine(JobEngine engine);
 // fio's random_distribution. With every kind but kRandom the offsets are
 // drawn with replacement (fio turns the random map off for them).
 enum class RandomDistribution { kRandom, kZipf, kPareto, kNormal };
+std::string_view RandomDistributionName(RandomDistribution kind);  // fio's: "random", "zipf", ...
 struct Distribution {
   RandomDistribution kind = RandomDistribution::kRandom;
   double parameter = 0;  // zipf theta, pareto h, normal deviation in percent
@@ -65,7 +66,6 @@ std::string_view FallocateName(Fallocate mode);
 // fio's fadvise_hint: kType advises random or sequential access by the
 // job's rw (fio's default), kOff nothing.
 enum class FadviseHint { kOff, kType, kRandom, kSequential };
-std::string_view FadviseHintName(FadviseHint hint);
 
 // An option whose default depends on where the job comes from: fio's own
 // default in a job file, faultbench's on the command line (where the run
