@@ -22,8 +22,10 @@ using pmstore::mapping::PoolFile;
 
 bool DisklessEngine(JobEngine engine) { return engine == JobEngine::kLibpmem || engine == JobEngine::kDevDax; }
 
-// The access kind fadvise_hint asks for, as fio picks it: by rw for "1".
+// The access kind fadvise_hint asks for, as fio picks it: by rw for "1";
+// none for the disk-less engines.
 FadviseHint AdviceFor(const JobOptions& job) {
+  if (DisklessEngine(job.ioengine)) return FadviseHint::kOff;
   const FadviseHint hint = job.fadvises();
   if (hint != FadviseHint::kType) return hint;
   return IsRandom(job.rw) ? FadviseHint::kRandom : FadviseHint::kSequential;
@@ -72,19 +74,19 @@ void DropCachedPages(const JobOptions& job, int fd, const std::string& path, Pag
                    : absl::StrCat("POSIX_FADV_DONTNEED failed: ", ErrnoStatus(err, "posix_fadvise", path).message());
 }
 
-// fio's fadvise_hint: on the file (fio's td_io_open_file) and, for the
-// mmap engine, on the mapping (engines/mmap.c): MADV_RANDOM turns off the
-// fault path's read-around, so every page not cached is its own major fault.
-void Advise(const JobOptions& job, int fd, const Mapping* mapping, PageCacheOutcome& out) {
-  const FadviseHint advice = DisklessEngine(job.ioengine) ? FadviseHint::kOff : AdviceFor(job);
+// fio's fadvise_hint, on the file first (fio's td_io_open_file) ...
+void AdviseFile(FadviseHint advice, int fd, PageCacheOutcome& out) {
   out.fadvise = advice == FadviseHint::kRandom ? "random" : advice == FadviseHint::kSequential ? "sequential" : "none";
   if (advice == FadviseHint::kOff) return;
-  const bool random = advice == FadviseHint::kRandom;
-  if (mapping == nullptr) {
-    posix_fadvise(fd, 0, 0, random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
-  } else if (job.ioengine == JobEngine::kMmap) {
-    madvise(mapping->address(), mapping->length(), random ? MADV_RANDOM : MADV_SEQUENTIAL);
-  }
+  posix_fadvise(fd, 0, 0, advice == FadviseHint::kRandom ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+}
+
+// ... then, for the mmap engine, on the mapping (engines/mmap.c).
+// MADV_RANDOM turns off the fault path's read-around: every page not
+// cached is then its own major fault.
+void AdviseMapping(FadviseHint advice, const JobOptions& job, const Mapping& mapping) {
+  if (advice == FadviseHint::kOff || job.ioengine != JobEngine::kMmap) return;
+  madvise(mapping.address(), mapping.length(), advice == FadviseHint::kRandom ? MADV_RANDOM : MADV_SEQUENTIAL);
 }
 
 }  // namespace
@@ -106,14 +108,15 @@ absl::StatusOr<Target> OpenAndMapTarget(const JobOptions& job, const std::string
   page_cache.invalidate_source = std::string(job.invalidate.Source(job.from_job_file));
   page_cache.fadvise_source = std::string(job.fadvise_hint.Source(job.from_job_file));
   DropCachedPages(job, target.file->fd(), path, page_cache);
-  Advise(job, target.file->fd(), nullptr, page_cache);
+  const FadviseHint advice = AdviceFor(job);
+  AdviseFile(advice, target.file->fd(), page_cache);
 
   pmstore::mapping::MapOptions options;
   options.intent = job.mapping;
   options.engine = job.engine();
   options.map_sync = job.map_sync;
   PMSTORE_ASSIGN_OR_RETURN(target.mapping, Mapping::Create(*target.file, options));
-  Advise(job, target.file->fd(), target.mapping.get(), page_cache);
+  AdviseMapping(advice, job, *target.mapping);
   return target;
 }
 

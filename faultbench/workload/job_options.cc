@@ -164,9 +164,6 @@ absl::Status ValidateJob(const JobOptions& job) {
   if (job.loops < 1) return bad("--loops must be >= 1");
   if (job.runtime_s < 0 || job.ramp_time_s < 0) return bad("--runtime and --ramp_time must be >= 0");
   if (job.time_based && job.runtime_s == 0) return bad("--time_based needs --runtime");
-  if (job.shared_file && job.filename.empty() && job.numjobs > 1 && job.directory.empty()) {
-    return bad("--shared-file needs --filename or --directory");
-  }
   if (job.map_sync && job.ioengine == JobEngine::kDevDax) {
     return bad("map_sync: the dev-dax engine maps as fio's does (MAP_SHARED); its writes persist themselves");
   }
