@@ -21,6 +21,7 @@
 #include "faultbench/measure/dax_trace.h"
 #include "faultbench/run/cpus.h"
 #include "faultbench/run/progress_line.h"
+#include "faultbench/run/target.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/mount.h"
 #include "faultbench/taint/taint.h"
@@ -43,12 +44,8 @@ std::string DirectoryOf(const std::string& file) {
   return parent.empty() ? "." : parent.string();
 }
 
-// The file's size now; 0 when it is missing or --fresh-file deletes it first.
-uint64_t ExistingSize(const std::string& path, bool fresh_file) {
-  struct stat st;
-  if (fresh_file || stat(path.c_str(), &st) != 0) return 0;
-  return static_cast<uint64_t>(st.st_size);
-}
+// The target as the run will find it: nothing, when --fresh-file deletes it first.
+ExistingTarget Existing(const WorkerContext& c) { return c.job->fresh_file ? ExistingTarget{} : StatTarget(c.file); }
 
 // Replaces the worker's census with the tracepoints' account: 2 MiB per
 // PMD fault that installed an entry (NOPAGE, NEEDDSYNC), 4 KiB per PTE
@@ -107,9 +104,7 @@ absl::Status CheckSpace(const WorkerPlan& plan) {
     if (seen_file[c.file]) continue;
     seen_file[c.file] = true;
     const uint64_t want = RoundUp(c.file_size, kHugePageSize);
-    struct stat st;
-    const uint64_t have =
-        (!c.job->fresh_file && stat(c.file.c_str(), &st) == 0) ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
+    const uint64_t have = Existing(c).allocated;
     if (want > have) needed[DirectoryOf(c.file)] += want - have;
   }
   for (const auto& [dir, bytes] : needed) {
@@ -179,7 +174,7 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
       c.stage = stage[j];
       c.file = WorkerFilePath(job, w);
       PMSTORE_RETURN_IF_ERROR(CheckDirectory(c.file));
-      PMSTORE_ASSIGN_OR_RETURN(c.layout, LayOutWorker(job, w, ExistingSize(c.file, job.fresh_file)));
+      PMSTORE_ASSIGN_OR_RETURN(c.layout, LayOutWorker(job, w, Existing(c).size));
       c.file_size = c.layout.file_size;
       const int thread = static_cast<int>(plan.contexts.size());
       c.seed = WorkerSeed(job, thread);

@@ -91,6 +91,12 @@ void AdviseMapping(FadviseHint advice, const JobOptions& job, const Mapping& map
 
 }  // namespace
 
+ExistingTarget StatTarget(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return {};
+  return {.size = static_cast<uint64_t>(st.st_size), .allocated = static_cast<uint64_t>(st.st_blocks) * 512};
+}
+
 absl::Status PrepareTargetFile(const std::string& path, uint64_t size, Fallocate mode) {
   size = pmstore::base::RoundUp(size, pmstore::base::kHugePageSize);
   if (mode == Fallocate::kKeep || mode == Fallocate::kNone || mode == Fallocate::kTruncate) {

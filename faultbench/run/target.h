@@ -1,8 +1,8 @@
 // The file a worker maps: made as fallocate= says, its cached pages dropped
 // as invalidate= says, advised as fadvise_hint= says, and mapped with the
-// job's page-size intent and engine. The one place that opens and maps a
-// job's target, so another kind of target (a device) is one more branch
-// here.
+// job's page-size intent and engine. The one place that looks at, makes,
+// opens and maps a job's target, so another kind of target (a device DAX
+// node) is one more branch in each function here.
 //
 // fio's order (ioengines.c td_io_open_file, engines/mmap.c), kept here:
 // open, invalidate (fio: POSIX_FADV_DONTNEED; here fdatasync first, so a
@@ -28,6 +28,15 @@
 #include "pmstore/mapping/pool_file.h"
 
 namespace faultbench {
+
+// What a job's target already is, before the run: its size (what size=N%
+// and a job without size= take) and the bytes allocated to it (what the
+// free-space check does not ask for again); zeros when it does not exist.
+struct ExistingTarget {
+  uint64_t size = 0;
+  uint64_t allocated = 0;
+};
+ExistingTarget StatTarget(const std::string& path);
 
 // Makes the file at `path` at least `size` bytes (rounded up to 2 MiB),
 // creating it when missing: preallocated for fallocate=native|posix|keep,
