@@ -86,8 +86,8 @@ INSTANTIATE_TEST_SUITE_P(Fio, DistributionPeer,
                                            Case{"pareto", "0.4", {RandomDistribution::kPareto, 0.4, -1}},
                                            Case{"normal", "0", {RandomDistribution::kNormal, 0, -1}},
                                            Case{"normal", "5", {RandomDistribution::kNormal, 5, -1}}),
-                         [](const auto& info) {
-                           std::string name = std::string(info.param.type) + "_" + info.param.input;
+                         [](const auto& param_info) {
+                           std::string name = std::string(param_info.param.type) + "_" + param_info.param.input;
                            std::replace(name.begin(), name.end(), '.', '_');
                            return name;
                          });
