@@ -75,7 +75,7 @@ Sample SampleOf(const RunResult& run) {
 }
 
 std::vector<Variant> Variants(const CompareConfig& config) {
-  std::vector<Engine> engines = config.engines.empty() ? std::vector<Engine>{config.job.engine} : config.engines;
+  std::vector<Engine> engines = config.engines.empty() ? std::vector<Engine>{config.job.engine()} : config.engines;
   std::vector<NumaSet> sets =
       config.numa_sets.empty() ? std::vector<NumaSet>{{"default", config.job.numa}} : config.numa_sets;
   std::vector<Variant> out;
@@ -259,7 +259,9 @@ std::string FileLabel(const Variant& variant) {
 JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   JobOptions job = config.job;
   job.mapping = variant.mode;
-  job.engine = variant.engine;
+  if (variant.engine != job.engine()) {
+    job.ioengine = variant.engine == Engine::kPmem2 ? JobEngine::kPmem2 : JobEngine::kMmap;
+  }
   job.numa = variant.numa.options;
   job.fresh_file = !config.reuse_file;
   // Fresh files are each variant's own (DIR/NAME-pmd-mmap.0.0), so a run

@@ -38,6 +38,14 @@ double P99(const json& direction) {
   return 0;
 }
 
+// The workers behind the "faultbench" block of an entry: the block itself
+// (one worker), or with group_reporting the members it sums, each with its
+// own range and mapping.
+json WorkersOf(const json& fb) {
+  if (fb.value("group_reporting", false) && fb.contains("workers") && fb["workers"].is_array()) return fb["workers"];
+  return json::array({fb});
+}
+
 // A job's entries added up (one entry: a fio clone or a faultbench worker).
 struct JobTotals {
   JobSample sample;
@@ -69,21 +77,25 @@ struct JobTotals {
     if (!entry.contains("faultbench")) return;
     faultbench = true;
     const json& fb = entry["faultbench"];
-    const double range = Number(fb, "range_bytes");
+    double range = 0;
+    for (const json& worker : WorkersOf(fb)) range += Number(worker, "range_bytes");
     fault_weighted += Number(fb, "faults_per_mib") * range;
     range_bytes += range;
+    // A group's mapping is its members' sums, with the members it could not read back.
     const json& mapping = fb.value("mapping", json::object());
-    if (!mapping.contains("pmd_bytes") || mapping["pmd_bytes"].is_null()) {
+    if (!mapping.contains("pmd_bytes") || mapping["pmd_bytes"].is_null() || Number(mapping, "unverified_workers") > 0) {
       verified = false;
     } else {
       pmd += Number(mapping, "pmd_bytes");
       pud += Number(mapping, "pud_bytes");  // 1 GiB mappings; absent: none
       present += Number(mapping, "pmd_bytes") + Number(mapping, "pte_bytes") + Number(mapping, "pud_bytes");
     }
-    for (const json& reason : mapping.value("doctor_reasons", json::array())) {
-      const std::string r = Text(reason);
-      if (std::find(sample.doctor_reasons.begin(), sample.doctor_reasons.end(), r) == sample.doctor_reasons.end()) {
-        sample.doctor_reasons.push_back(r);
+    for (const json& worker : WorkersOf(fb)) {
+      for (const json& reason : worker.value("mapping", json::object()).value("doctor_reasons", json::array())) {
+        const std::string r = Text(reason);
+        if (std::find(sample.doctor_reasons.begin(), sample.doctor_reasons.end(), r) == sample.doctor_reasons.end()) {
+          sample.doctor_reasons.push_back(r);
+        }
       }
     }
   }
@@ -125,7 +137,8 @@ std::map<std::string, std::string> OptionsOf(const json& entry, const json& glob
 
 std::string VariantOf(const json& entry, const std::map<std::string, std::string>& options) {
   if (entry.contains("faultbench")) {
-    const json& m = entry["faultbench"].value("mapping", json::object());
+    const json workers = WorkersOf(entry["faultbench"]);
+    const json m = workers.empty() ? json::object() : workers[0].value("mapping", json::object());
     return absl::StrCat(m.value("requested", "auto"), "/", m.value("engine", "mmap"));
   }
   const auto engine = options.find("ioengine");

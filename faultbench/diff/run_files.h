@@ -7,6 +7,10 @@
 // A job's entries (fio's clones without group_reporting, faultbench's
 // workers) are added up into one sample: IOPS and bandwidth summed,
 // latency means weighted by I/Os, p99 the worst entry's, faults summed.
+// A group_reporting entry (fio's or faultbench's) is a result of its own,
+// named after the group's first job as fio names it: faultbench's group
+// entry gives its variant and doctor reasons from its members, and its
+// verified shares only when every member's mapping was read back.
 #pragma once
 
 #include <map>

@@ -7,7 +7,9 @@
 // The machine-wide counters are differences between two readings the run
 // takes around the workload alone: when every worker has made and mapped
 // its file, and when every worker is done with its I/O while its mapping
-// is still in place (run/signature_probe.h). Around the whole process they
+// is still in place (run/signature_probe.h); a job file's stonewall stages
+// each take their own two readings, and the run's signature adds them up
+// (AddCounterDeltas once per stage). Around the whole process they
 // would also count its start-up (measured in the DAX VM: pgfault +1,700
 // around a run that took 64 faults), and PageTables read after the run
 // has already given the page tables back.
@@ -55,7 +57,7 @@ bool IsSignatureCounter(std::string_view name);
 
 // Bytes a census found mapped by PUD (1 GiB) entries; 0 for a census that
 // does not count them (a template, so the member may not exist yet). The
-// one place the signature reads them.
+// one place faultbench reads them (the signature, group_reporting's sums).
 template <typename Census>
 uint64_t PudBytesOf(const Census& census) {
   if constexpr (requires { census.pud_bytes; }) {

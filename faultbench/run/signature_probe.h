@@ -1,6 +1,7 @@
 // Where a run reads the machine-wide counters its signature is made of
 // (result/signature.h): at the two moments every worker of the run passes
-// together. The first is the start line, once every worker has placed
+// together; with stonewall stages, every worker of one stage (one probe
+// per stage: the stages run one after the other). The first is the start line, once every worker has placed
 // itself, made and mapped its file: the process's start-up and the files'
 // creation lie before it. The second is the finish line, once every worker
 // is done with its I/O but still holds its mapping: PageTables is read

@@ -39,4 +39,20 @@ int List(const ListConfig& config);
 int PrintStats(const std::string& pool, bool json);
 int Check(const std::string& pool);
 
+// mdb_dump's text format (mdb_text.h) out of a pool and into one.
+struct DumpConfig {
+  std::string pool;
+  bool print = false;  // format=print (mdb_dump -p) instead of hex
+  std::string file;    // "" : stdout
+};
+int Dump(const DumpConfig& config);
+
+struct LoadConfig {
+  std::string pool;    // created when missing
+  std::string file;    // "" : stdin
+  uint64_t size = 0;   // of a new pool; 0: 64 MiB
+  uint64_t max_size = 0;  // 0: 16 times size
+};
+int Load(const LoadConfig& config);
+
 }  // namespace pmstore::cli

@@ -55,7 +55,8 @@ absl::Status LockPool(int fd, const std::string& path) {
     query.l_len = 1;
     std::string holder = "another open of it in this process";
     if (fcntl(fd, F_GETLK, &query) == 0 && query.l_type != F_UNLCK) holder = absl::StrCat("process ", query.l_pid);
-    return absl::FailedPreconditionError(absl::StrCat(path, ": pool in use by ", holder));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": pool in use by ", holder, " (a pool is open in one place at a time: close it there first)"));
   }
   struct flock marker = lock;
   marker.l_start = 1;

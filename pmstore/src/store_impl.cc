@@ -78,7 +78,7 @@ absl::StatusOr<uint64_t> StoreImpl::WriteRecord(std::string_view key, std::strin
     std::memcpy(body, &run, 8);
     body += 8;
   }
-  std::memcpy(body, key.data(), key.size());
+  if (!key.empty()) std::memcpy(body, key.data(), key.size());  // an empty view's data may be null
   if (!large && !value.empty()) std::memcpy(body + key.size(), value.data(), value.size());
   header.checksum = internal::RecordChecksum(p, large ? base_ + run : nullptr);
   std::memcpy(p, &header.checksum, 8);

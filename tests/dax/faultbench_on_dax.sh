@@ -1,6 +1,6 @@
 #!/bin/bash
 # faultbench on a real fsdax mount, inside scripts/dax-vm:
-#   faultbench_on_dax.sh FAULTBENCH [--numa-only | --carryover]
+#   faultbench_on_dax.sh FAULTBENCH [--numa-only | --carryover] [--fio-jobs]
 #  - --mapping=pmd on a fresh file verifies as PMD by the fs_dax tracepoints
 #    (dax_trace), about one fault per 2 MiB, no FALLBACK;
 #  - --mapping=pte verifies 0 PMD bytes;
@@ -9,7 +9,12 @@
 #    it. The ext4 ctest boot runs it; the file is small because long runs
 #    of 4 KiB DAX faults have hung the 6.1 guest under TCG on a busy host
 #    (doc/DAX-VM.md);
-#  - with DAX_VM_NUMA=1, --cpunodebind=block:pmem0 runs on node 1's CPUs.
+#  - with DAX_VM_NUMA=1, --cpunodebind=block:pmem0 runs on node 1's CPUs;
+#  - with --fio-jobs: fio's examples/libpmem.fio (tests/faultbench/fio_jobs)
+#    run by fio's own libpmem engine and by faultbench on the DAX mount have
+#    the same jobs and groups (fio_structure.sh), and faultbench's libpmem
+#    writes reached pmem at cache-line granularity (MAP_SYNC); where the VM
+#    has a device DAX node ($DAX_DEV), fio's examples/dev-dax.fio too;
 #  - the signature counts pgfault around the workload (the process's own
 #    start-up is left out) and reads PageTables while the mapping is live;
 #  - doctor reads the PAT memtype of the pmem as root (debugfs on demand).
@@ -37,8 +42,15 @@ fbrun() {  # OUT-FILE ARGS...
 m='.jobs[0].faultbench.mapping'
 numa_only=0
 carryover=0
-[ "${2:-}" = --numa-only ] && numa_only=1
-[ "${2:-}" = --carryover ] && carryover=1
+fio_jobs=0
+for arg in "${@:2}"; do
+  case "$arg" in
+    --numa-only) numa_only=1 ;;
+    --carryover) carryover=1 ;;
+    --fio-jobs) fio_jobs=1 ;;
+    *) echo "FAIL: faultbench_on_dax.sh: unknown argument $arg"; exit 1 ;;
+  esac
+done
 
 if [ "$numa_only" = 0 ]; then
 
@@ -110,6 +122,32 @@ if [ "${DAX_VM_NUMA:-0}" = 1 ]; then
   fbrun "$out/numa.json" --name=numa --size=8M --rw=write --mapping=pmd --fresh-file --cpunodebind=block:pmem0
   measure "cpunodebind=block:pmem0" "$out/numa.json"
   check "numa: workers on node 1's CPUs [$node1]" "$out/numa.json" ".jobs[0].faultbench.numa.cpus == [$node1]"
+fi
+
+if [ "$fio_jobs" = 1 ]; then
+  here=$(cd "$(dirname "$0")/../faultbench" && pwd)
+  mkdir -p "$dir/fio-jobs"
+  jobs=(libpmem.fio)
+  if [ -c "${DAX_DEV:-}" ]; then jobs+=(dev-dax.fio); else echo "note: no device DAX node (\$DAX_DEV): dev-dax.fio not run"; fi
+  if FB_DIR=$dir/fio-jobs FB_DAX_DEV=${DAX_DEV:-} "$here/fio_structure.sh" "$fb" "$here/fio_jobs" "${jobs[@]}" \
+       >"$out/fio-jobs.txt" 2>&1; then
+    echo "ok: fio's libpmem.fio: fio and faultbench have the same jobs and groups"
+  else
+    echo "FAIL: fio's job files in the VM"; failed=1
+  fi
+  sed 's/^/  /' "$out/fio-jobs.txt"
+  if grep -q "^measure: libpmem.fio libpmem-seqwrite .*granularity=cache_line" "$out/fio-jobs.txt"; then
+    echo "ok: libpmem.fio: faultbench's libpmem writes mapped at cache-line granularity (DAX, MAP_SYNC)"
+  else
+    echo "FAIL: libpmem.fio: faultbench's libpmem mapping is not cache-line granular on DAX"; failed=1
+  fi
+  # One job per stonewall stage: each stage's DAX faults are traced apart.
+  verified=$(grep -cE "^measure: libpmem.fio .* verify=(dax_trace|pagemap_scan)" "$out/fio-jobs.txt")
+  if [ "$verified" = 2 ]; then
+    echo "ok: libpmem.fio: both stages' mappings verified on DAX (dax_trace per stage, or pagemap_scan)"
+  else
+    echo "FAIL: libpmem.fio: a stage's DAX mapping was not verified"; failed=1
+  fi
 fi
 
 rm -rf "$out" "$dir"

@@ -105,6 +105,51 @@ TEST(DiffFiles, AFileThatHoldsNoRunIsAnErrorByNameAndSkippedInADirectory) {
   EXPECT_FALSE(ReadRuns({"/nonexistent/results"}, nullptr).ok());
 }
 
+// A group_reporting entry as report/json_report.cc lays it out: the sums at
+// the top, each member's range and mapping under "workers".
+json GroupRun(int unverified) {
+  const double range = 8 << 20;
+  json workers = json::array();
+  for (int i = 0; i < 2; ++i) {
+    workers.push_back({{"job", "grouped"}, {"worker", i}, {"range_bytes", range},
+                       {"mapping", {{"requested", "pmd"}, {"engine", "pmem2"}, {"pmd_bytes", i == 0 ? range : 0.0},
+                                    {"pte_bytes", i == 0 ? 0.0 : range},
+                                    {"doctor_reasons", i == 0 ? json::array() : json::array({"file not aligned"})}}}});
+  }
+  json group = {{"jobname", "grouped"},
+                {"groupid", 0},
+                {"error", 0},
+                {"job options", {{"name", "grouped"}, {"bs", "4096"}, {"rw", "randwrite"}, {"group_reporting", "1"}}},
+                {"write", {{"total_ios", 4096}, {"iops", 50000.0}, {"bw", 200000.0}, {"clat_ns", {{"mean", 900.0}}}}},
+                {"minf", 2100},
+                {"majf", 0},
+                {"faultbench",
+                 {{"group_reporting", true},
+                  {"members", 2},
+                  {"mapping", {{"pmd_bytes", range}, {"pud_bytes", 0}, {"pte_bytes", range}, {"pmd_share", 0.5},
+                               {"unverified_workers", unverified}}},
+                  {"faults_per_mib", 2100.0 / 16},
+                  {"workers", workers}}}};
+  return {{"fio version", "faultbench-0.1.0"}, {"jobs", json::array({group})}};
+}
+
+TEST(DiffFiles, AGroupReportingEntryIsOneSampleWithItsMembersVariantAndRange) {
+  auto runs = RunsOfDocument(GroupRun(0), "group.json");
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(runs->front().jobs.size(), 1u);
+  const JobSample& g = runs->front().jobs[0];
+  EXPECT_EQ(g.name, "grouped");
+  EXPECT_EQ(g.variant, "pmd/pmem2") << "the members' request and engine";
+  EXPECT_DOUBLE_EQ(g.figures.at("faults_per_mib"), 2100.0 / 16) << "weighted by the members' ranges";
+  EXPECT_DOUBLE_EQ(g.figures.at("pmd_share"), 0.5);
+  EXPECT_EQ(g.doctor_reasons, std::vector<std::string>{"file not aligned"});
+  EXPECT_DOUBLE_EQ(g.figures.at("write.iops"), 50000.0);
+
+  auto unverified = RunsOfDocument(GroupRun(1), "group.json");
+  ASSERT_TRUE(unverified.ok());
+  EXPECT_EQ(unverified->front().jobs[0].figures.count("pmd_share"), 0u) << "a member was not read back";
+}
+
 TEST(DiffFio, TheSameRateLimitedJobTwiceIsNoRegression) {
   const DiffOutcome o = JudgeSides(Side("psync-4k-rate"), Side("psync-4k-rate-again"), UnderTest::kKernel);
   EXPECT_EQ(o.verdict, DiffVerdict::kNoRegression) << o.verdict_text;
