@@ -63,6 +63,9 @@ expect 0 "bench" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchm
 grep -q '"name": "readrandom"' "$DIR/out" && grep -q '"p999_us"' "$DIR/out" || { echo "FAIL: bench json: $(head -c 300 "$DIR/out")"; failures=$((failures + 1)); }
 jq -e '.benchmarks[] | select(.name == "reopen") | .ops == 1 and .seconds > 0' "$DIR/out" >/dev/null \
   || { echo "FAIL: bench reopen: $(jq -c '.benchmarks[-1]' "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "bench readwhilewriting" -- "$PMSTORE" bench "$DIR/rww" --size=64M --num=2000 --reads=20000 --threads=2 --benchmarks=fillseq,readwhilewriting --output-format=json
+jq -e '[.benchmarks[].name] == ["fillseq", "readwhilewriting", "readwhilewriting.writer"] and .benchmarks[1].ops == 20000 and .benchmarks[1].found == 20000' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench readwhilewriting: $(jq -c '.benchmarks' "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "bench --compare=lmdb" -- "$PMSTORE" bench "$DIR/bench2" --size=64M --num=1000 --compare=lmdb
 grep -q "ratio pmstore/lmdb" "$DIR/out" || { echo "FAIL: bench compare output"; failures=$((failures + 1)); }
 
