@@ -44,7 +44,11 @@ const std::vector<Subcommand>& Subcommands() {
        "in 2 MiB steps up to --max-size. Fails when POOL exists.\n\nExit status: 0 created, 2 error.",
        {"size", "max_size"}},
       {"put", "put POOL KEY [VALUE] [--file=F]", "Store VALUE (or --file, or stdin) under KEY.",
-       "Durable when the command returns.\n\nExit status: 0 stored, 2 error.", {"file"}},
+       "Durable when the command exits 0. When the device or file system fails to make\n"
+       "it durable (msync, fdatasync, fallocate), one line names the pool and the call,\n"
+       "e.g. 'pmstore: msync(POOL, 4096 bytes at offset 8192): Input/output error', and\n"
+       "the exit status is 2; earlier values stay, the failed one may or may not.\n\n"
+       "Exit status: 0 stored, 2 error.", {"file"}},
       {"get", "get POOL KEY", "Print the value of KEY (raw bytes).",
        "Exit status: 0 printed, 1 KEY is absent, 2 error.", {}},
       {"del", "del POOL KEY", "Delete KEY (absent is fine).", "Exit status: 0, 2 error.", {}},

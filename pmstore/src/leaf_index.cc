@@ -44,6 +44,7 @@ uint64_t MatchBytes64(const void* bytes, uint8_t value) {
 
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   separators_.Clear();
+  edited_ = false;
   const uint64_t max_leaves = length / kLeafBytes;
   uint64_t offset = head;
   std::string previous;
@@ -253,6 +254,7 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
   LinkAfter(tx, leaf, *left);
   alloc.FreeUnits(tx, offset, kLeafUnits);
 
+  edited_ = true;
   leaf->second = *left;
   if (two) separators_.Set(RecordKey(base_, pool_->length(), entries[left_count].record), right);
   return absl::OkStatus();
@@ -317,6 +319,7 @@ void LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view 
   // An empty leaf leaves the chain; the first leaf's successor inherits "".
   LinkAfter(tx, it, header.next);
   alloc.FreeUnits(tx, offset, kLeafUnits);
+  edited_ = true;
   auto next = separators_.Erase(it);
   if (first) {
     const uint64_t successor = next->second;

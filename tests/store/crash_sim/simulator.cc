@@ -56,8 +56,8 @@ class Simulator {
   // The store's persister: a model of the CPU cache.
   class ShadowPersister final : public internal::Persister {
    public:
-    ShadowPersister(Simulator* sim, const mapping::Mapping& mapping)
-        : sim_(sim), base_(mapping.address()), mapping_(&mapping) {
+    ShadowPersister(Simulator* sim, const mapping::Mapping& mapping, const mapping::PoolFile& file)
+        : sim_(sim), base_(mapping.address()), mapping_(&mapping), file_(&file) {
       shadow_.assign(base_, base_ + mapping.length());  // what the file held when mapped
       sim_->durable_length_ = mapping.length();
       Extend();
@@ -65,11 +65,17 @@ class Simulator {
     }
     ~ShadowPersister() override { sim_->closed_shadow_ = std::move(shadow_); }
 
-    void Flush(const void* addr, size_t size) override {
+    absl::Status Flush(const void* addr, size_t size) override {
       const uint64_t offset = static_cast<const char*>(addr) - base_;
       pending_.emplace_back(offset & ~(kLine - 1), (offset + size + kLine - 1) & ~(kLine - 1));
+      return absl::OkStatus();
     }
-    void Drain() override {
+    // The grown length survives a crash once this ran.
+    absl::Status SyncLength() override {
+      sim_->durable_length_ = file_->size();
+      return absl::OkStatus();
+    }
+    absl::Status Drain() override {
       if (sim_->armed_) sim_->CrashHere("drain");
       Extend();
       bool changed = false;
@@ -82,6 +88,7 @@ class Simulator {
       }
       if (changed) ++generation_;
       pending_.clear();
+      return absl::OkStatus();
     }
 
     // Grown space reads as zeros until something persists there.
@@ -100,6 +107,7 @@ class Simulator {
     Simulator* sim_;
     const char* base_;
     const mapping::Mapping* mapping_;
+    const mapping::PoolFile* file_;
     std::vector<char> shadow_;
     std::vector<std::pair<uint64_t, uint64_t>> pending_;
     uint64_t generation_ = 0;
@@ -112,19 +120,14 @@ class Simulator {
     }
   };
 
-  static std::unique_ptr<internal::Persister> MakePersister(const mapping::Mapping& mapping) {
-    auto persister = std::make_unique<ShadowPersister>(g_simulator, mapping);
+  static std::unique_ptr<internal::Persister> MakePersister(const mapping::Mapping& mapping,
+                                                            const mapping::PoolFile& file) {
+    auto persister = std::make_unique<ShadowPersister>(g_simulator, mapping, file);
     g_simulator->persister_ = persister.get();
     return persister;
   }
 
-  uint64_t DurableLength() const {
-#if defined(PMSTORE_PERSIST_MUTANTS)
-    return std::min(durable_length_, persister_->mapped());
-#else
-    return persister_->mapped();  // the library's growth fdatasync is trusted
-#endif
-  }
+  uint64_t DurableLength() const { return std::min(durable_length_, persister_->mapped()); }
 
   bool OpenStore(const char* what);
   void Step();
@@ -164,20 +167,7 @@ class Simulator {
   ImageFile image_;
   std::unordered_set<uint64_t> seen_images_;
   Result result_;
-
-#if defined(PMSTORE_PERSIST_MUTANTS)
-  friend void GrowSynced(internal::PersistSite site);
-#endif
 };
-
-#if defined(PMSTORE_PERSIST_MUTANTS)
-// The new length is durable once the growth fdatasync ran.
-void GrowSynced(internal::PersistSite site) {
-  if (site != internal::PersistSite::kGrowSync || g_simulator == nullptr) return;
-  struct stat st;
-  if (stat(g_simulator->pool_path_.c_str(), &st) == 0) g_simulator->durable_length_ = static_cast<uint64_t>(st.st_size);
-}
-#endif
 
 void Simulator::CrashHere(const char* where) {
   where_ = where;
@@ -404,9 +394,7 @@ void Simulator::Restart(bool clean) {
     persister_ = nullptr;
     armed_ = true;
     image = std::move(closed_shadow_);
-#if defined(PMSTORE_PERSIST_MUTANTS)
     if (image.size() > durable_length_) image.resize(durable_length_);
-#endif
   } else {
     ++result_.crash_restarts;
     persister_->Extend();
@@ -484,9 +472,6 @@ void Simulator::Step() {
 Result Simulator::Run() {
   const auto start = std::chrono::steady_clock::now();
   g_simulator = this;
-#if defined(PMSTORE_PERSIST_MUTANTS)
-  internal::g_persist_site_ran = &GrowSynced;
-#endif
   // Creation is not armed: until it is published under its name the pool
   // does not exist for a reader. Right after, it must open empty.
   if (OpenStore("create")) {
@@ -498,9 +483,6 @@ Result Simulator::Run() {
     if (store_ != nullptr) result_.final_file_bytes = persister_->mapped();
   }
   store_.reset();
-#if defined(PMSTORE_PERSIST_MUTANTS)
-  internal::g_persist_site_ran = nullptr;
-#endif
   g_simulator = nullptr;
   unlink(image_.path().c_str());
   unlink(pool_path_.c_str());

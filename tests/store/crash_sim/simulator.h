@@ -16,9 +16,12 @@
 // (same persisted content, same evicted lines with the same bytes, same
 // length) is skipped and counted apart.
 //
+// The growth fdatasync goes through the persister too: a grown length
+// survives a crash only once Persister::SyncLength ran.
+//
 // Links against either the store library or the test-only pmstore_mutants
-// build (PMSTORE_PERSIST_MUTANTS), where the growth fdatasync is also
-// modelled: a grown length survives a crash only once that sync ran.
+// build (PMSTORE_PERSIST_MUTANTS), where one persistence site at a time can
+// be removed.
 #pragma once
 
 #include <cstdint>
