@@ -283,6 +283,12 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
       continue;
     }
     // A free slot: no committed header names it, so it is written in place.
+    if (!tx.IsFresh(offset)) {
+      absl::Status guarded = tx.BeforeInPlace({{offset, sizeof(LeafHeader)},
+                                               {offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot)},
+                                               {offset + offsetof(Leaf, fingerprints) + slot, 1}});
+      if (!guarded.ok()) return guarded;
+    }
     leaf->slots[slot] = LeafSlot{prefix, prefix2, record};
     leaf->fingerprints[slot] = KeyFingerprint(key);
     tx.WroteInPlace(offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot));

@@ -28,17 +28,30 @@ enum class PersistSite : int {
   // Recovery (pool.cc ReplayLog): the replayed words.
   kReplayFlush,
   kReplayDrain,
+  // Recovery (undo_log.cc): the lines an unsynced run changed, written back.
+  kUndoRestoreFlush,
+  kUndoRestoreDrain,
   // Growth (pool.cc GrowPool): the file's new length (Persister::SyncLength).
   kGrowSync,
-  // Pages written by sync=false commits (StoreImpl::FlushUnsynced, from
-  // a sync=true commit, Sync or close).
-  kUnsyncedPagesFlush,
   // The commit point (StoreImpl::Commit).
   kCommitInPlaceFlush,
   kCommitLogFlush,
   kCommitAppliedFlush,
   kCommitDrain,
-  // Store::Sync and close.
+  // An unsynced run (store_write.cc, undo_log.cc): its base record when the
+  // log had none, its undo header, each line's old contents before it
+  // changes, then at its end everything it wrote, and the empty record
+  // that retires the base and so closes the run.
+  kRunBaseFlush,
+  kRunBeginFlush,
+  kUndoSaveFlush,
+  kUndoSaveDrain,
+  kUnsyncedPagesFlush,
+  kRunAppliedFlush,
+  kRunDataDrain,
+  kRunEndFlush,
+  kRunEndDrain,
+  // Store::Sync and close, outside a run.
   kSyncAppliedFlush,
   kSyncDrain,
   kCloseAppliedFlush,
@@ -47,11 +60,13 @@ enum class PersistSite : int {
 };
 
 inline constexpr const char* kPersistSiteNames[] = {
-    "format-metadata-flush", "format-bitmap-flush", "format-leaf-flush", "format-drain",
-    "format-magic-flush",    "format-magic-drain",  "replay-flush",      "replay-drain",
-    "grow-fdatasync",        "unsynced-pages-flush", "commit-in-place-flush", "commit-log-flush",
-    "commit-applied-flush",  "commit-drain",        "sync-applied-flush", "sync-drain",
-    "close-applied-flush",   "close-drain",
+    "format-metadata-flush", "format-bitmap-flush", "format-leaf-flush",   "format-drain",
+    "format-magic-flush",    "format-magic-drain",  "replay-flush",        "replay-drain",
+    "undo-restore-flush",    "undo-restore-drain",  "grow-fdatasync",      "commit-in-place-flush",
+    "commit-log-flush",      "commit-applied-flush", "commit-drain",       "run-base-flush",
+    "run-begin-flush",       "undo-save-flush",     "undo-save-drain",     "unsynced-pages-flush",
+    "run-applied-flush",     "run-data-drain",      "run-end-flush",       "run-end-drain",
+    "sync-applied-flush",    "sync-drain",          "close-applied-flush", "close-drain",
 };
 static_assert(sizeof(kPersistSiteNames) / sizeof(kPersistSiteNames[0]) == static_cast<size_t>(PersistSite::kCount));
 

@@ -309,7 +309,8 @@ bool CommitDataIsDurable(const Pool& pool, const LogHeader* older, const LogHead
 
 }  // namespace
 
-absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
+absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq, LogHeader* last) {
+  *last = LogHeader{};
   char* base = pool.base();
   const uint64_t length = pool.length();
   const LogHeader* valid[2] = {nullptr, nullptr};
@@ -337,6 +338,7 @@ absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
   } else {
     *next_seq = newest->seq + 1;
   }
+  *last = *newest;
   // Two consecutive commits are replayed oldest first: the older one's
   // writes may not all be durable yet (FORMAT.md, "Commit protocol").
   for (const LogHeader* header : {older, newest}) {

@@ -42,8 +42,9 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Op
 
 // Replays the redo log (the last one or two commits, in order) and makes
 // the result durable (a persister failure is returned as is).
-// *next_seq: the sequence number of the next commit.
-absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq);
+// *next_seq: the sequence number of the next commit; *last: the header of
+// the commit record recovery took as the last one (seq 0: none).
+absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq, LogHeader* last);
 
 // Reads and checks the root line (after replay).
 absl::StatusOr<Root> ReadRoot(const Pool& pool);

@@ -13,4 +13,5 @@ set(PMSTORE_STORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/store_write.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_read.cc
   ${CMAKE_CURRENT_LIST_DIR}/transaction.cc
+  ${CMAKE_CURRENT_LIST_DIR}/undo_log.cc
 )

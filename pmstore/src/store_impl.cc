@@ -2,6 +2,7 @@
 // store_read.cc).
 #include "pmstore/src/store_impl.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -37,12 +38,18 @@ StoreImpl::StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<inter
       alloc_(pool_->base(), pool_->superblock,
              [this](uint64_t chunks) ABSL_NO_THREAD_SAFETY_ANALYSIS { return Grow(chunks); }),
       index_(pool_->base(), pool_->superblock.heap_offset, pool_.get()),
-      tx_(pool_->base()) {}
+      tx_(pool_->base()),
+      undo_(pool_->base()) {}
 
 absl::Status StoreImpl::Recover() {
   absl::MutexLock turn(&write_mu_);
   internal::ExclusiveGuard lock(&mu_);
-  PMSTORE_RETURN_IF_ERROR(internal::ReplayLog(*pool_, *persister_, &next_seq_));
+  // An unsynced run cut short goes back to its base commit first; the log
+  // then replays that commit.
+  uint64_t min_next_seq = 1;
+  PMSTORE_RETURN_IF_ERROR(internal::UndoLog::Recover(*pool_, *persister_, &min_next_seq));
+  PMSTORE_RETURN_IF_ERROR(internal::ReplayLog(*pool_, *persister_, &next_seq_, &last_record_));
+  next_seq_ = std::max(next_seq_, min_next_seq);
   PMSTORE_ASSIGN_OR_RETURN(internal::Root root, internal::ReadRoot(*pool_));
   key_count_ = root.key_count;
   alloc_.Load(pool_->file_chunks());
@@ -57,7 +64,7 @@ absl::Status StoreImpl::Close() {
   // A poisoned store returns its first failure: what it acknowledged
   // after that failure may not be durable.
   absl::Status status = poisoned_;
-  if (status.ok()) status = PersistAll(internal::PersistSite::kCloseAppliedFlush, internal::PersistSite::kCloseDrain);
+  if (status.ok()) status = MakeDurable(internal::PersistSite::kCloseAppliedFlush, internal::PersistSite::kCloseDrain);
   {
     internal::ExclusiveGuard lock(&mu_);
     closed_ = true;

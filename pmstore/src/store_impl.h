@@ -29,11 +29,12 @@
 #include "pmstore/src/pool.h"
 #include "pmstore/src/reader_gate.h"
 #include "pmstore/src/transaction.h"
+#include "pmstore/src/undo_log.h"
 #include "pmstore/store.h"
 
 namespace pmstore {
 
-class StoreImpl final : public Store {
+class StoreImpl final : public Store, private internal::InPlaceGuard {
  public:
   // Open with a chosen persistence seam (tests model the CPU cache with it,
   // or a device that fails).
@@ -102,16 +103,36 @@ class StoreImpl final : public Store {
   absl::Status PersistCommit(char* slot, uint64_t log_bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   void Apply(uint64_t seq, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   void Abandon() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
-  // After a staging failure: OK when a second try may succeed (empty
-  // chunks were reclaimed), else the status to return.
-  absl::Status MakeRoom(const absl::Status& failure) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // After a failed try: OK when a second try may succeed (the unsynced run
+  // ended, empty chunks were reclaimed; *sync: make it a durable commit),
+  // else the status to return.
+  absl::Status MakeRoom(const absl::Status& failure, bool* sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   absl::StatusOr<uint64_t> Grow(uint64_t chunks) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
-  void MarkUnsynced(uint64_t offset, uint64_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  absl::Status FlushUnsynced() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  // Flushes what sync=false commits and the last commit's apply left, and
-  // drains: everything written so far is durable (Sync, close).
+  // Flushes the last commit's applied lines and drains: everything
+  // written so far is durable (Sync, close, outside an unsynced run).
   absl::Status PersistAll(internal::PersistSite applied_site, internal::PersistSite drain_site)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+
+  // --- unsynced runs (undo_log.h, doc/FORMAT.md "Unsynced runs") ---
+  absl::Status BeginRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Saves the lines of `ranges` the run did not allocate itself.
+  absl::Status BeforeInPlace(std::initializer_list<InPlaceGuard::Range> ranges) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::Status SaveLines(const std::vector<uint64_t>& lines) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Ends the run: makes everything it wrote durable, then retires its
+  // base record (that closes it on the media); readers may go on
+  // meanwhile. ForgetRun then drops it from memory (under the gate).
+  absl::Status PersistRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  void ForgetRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void MarkUnsynced(uint64_t offset, uint64_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  absl::Status FlushUnsynced() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Everything written so far durable, without keeping readers out: ends
+  // the unsynced run, or else PersistAll (Sync, Close).
+  absl::Status MakeDurable(internal::PersistSite applied_site, internal::PersistSite drain_site)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // The commit reused space is released through: the last commit, or in a
+  // run the run's base (what the run frees stays until it ends).
+  uint64_t ReleasableThrough(uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
   // --- failures ---
   // A persistence failure: the store refuses writes from now on (until it
@@ -137,12 +158,16 @@ class StoreImpl final : public Store {
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t key_count_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t key_delta_ ABSL_GUARDED_BY(write_mu_) = 0;
+  // The newest commit record in the log (seq 0: none): an unsynced run's base.
+  internal::LogHeader last_record_ ABSL_GUARDED_BY(write_mu_) = {};
   // Lines applied by the last commit, not yet flushed: the next commit
   // flushes them before its commit fence (as does Sync, or close).
   std::vector<uint64_t> unfenced_lines_ ABSL_GUARDED_BY(write_mu_);
-  // Pages written by sync=false commits, one bit each.
+  // The unsynced run: its undo log, and the pages it wrote, one bit each.
+  internal::UndoLog undo_ ABSL_GUARDED_BY(write_mu_);
   std::vector<uint64_t> unsynced_pages_ ABSL_GUARDED_BY(write_mu_);
   bool any_unsynced_ ABSL_GUARDED_BY(write_mu_) = false;
+  std::vector<uint64_t> lines_ ABSL_GUARDED_BY(write_mu_);  // SaveLines' argument, kept for its capacity
   // The first persistence failure; writes are refused with it.
   absl::Status poisoned_ ABSL_GUARDED_BY(write_mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;

@@ -1,6 +1,7 @@
 // The write path: every Put, Delete and WriteBatch is staged as one
 // transaction, committed (doc/FORMAT.md, "Commit protocol") and applied.
 // A persistence failure poisons the store.
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -48,12 +49,28 @@ absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, siz
   absl::MutexLock turn(&write_mu_);
   PMSTORE_RETURN_IF_ERROR(Writable());
   internal::ExclusiveGuard lock(&mu_);
+  bool sync = options.sync;
   for (int attempt = 0;; ++attempt) {
-    const absl::Status staged = Stage(ops, count);
-    if (staged.ok()) return Commit(options.sync);
-    Abandon();
-    if (attempt > 0) return internal::WithPath(staged, path_);
-    PMSTORE_RETURN_IF_ERROR(MakeRoom(staged));  // then once more
+    // A durable write ends the unsynced run first: it writes in place
+    // where the run's base may still be the state a crash returns to.
+    absl::Status status;
+    if (sync && undo_.open()) {
+      status = PersistRun();
+      if (status.ok()) ForgetRun();
+    } else if (!sync && !undo_.open()) {
+      status = BeginRun();
+    }
+    if (!status.ok()) return status;
+    tx_.set_guard(sync ? nullptr : this);
+    status = Stage(ops, count);
+    if (status.ok()) {
+      status = Commit(sync);
+    } else {
+      Abandon();
+    }
+    tx_.set_guard(nullptr);
+    if (status.ok() || attempt > 0 || !poisoned_.ok()) return internal::WithPath(status, path_);
+    PMSTORE_RETURN_IF_ERROR(MakeRoom(status, &sync));  // then once more
   }
 }
 
@@ -148,8 +165,23 @@ void StoreImpl::Abandon() {
   (void)reloaded;  // it loaded at open; the leaves have not changed since
 }
 
-absl::Status StoreImpl::MakeRoom(const absl::Status& failure) {
+absl::Status StoreImpl::MakeRoom(const absl::Status& failure, bool* sync) {
+  if (undo_.full()) {
+    // The run touched more live lines than its undo log holds: it ends
+    // here, and this write is made durable itself (a durable commit needs
+    // no undo).
+    PMSTORE_RETURN_IF_ERROR(PersistRun());
+    ForgetRun();
+    *sync = true;
+    return absl::OkStatus();
+  }
   if (!absl::IsResourceExhausted(failure)) return internal::WithPath(failure, path_);
+  if (undo_.open()) {
+    // What the run freed is reusable once it ended.
+    PMSTORE_RETURN_IF_ERROR(PersistRun());
+    ForgetRun();
+    return absl::OkStatus();
+  }
   // A commit of its own that frees empty small chunks, so that large
   // values can use them.
   if (alloc_.FreeEmptySmallChunks(tx_) == 0) {
@@ -170,71 +202,59 @@ absl::StatusOr<uint64_t> StoreImpl::Grow(uint64_t chunks) {
   return Poison(grown);
 }
 
-void StoreImpl::MarkUnsynced(uint64_t offset, uint64_t size) {
-  if (size == 0) return;
-  const uint64_t pages = pool_->length() / 4096;
-  if (unsynced_pages_.size() * 64 < pages) unsynced_pages_.resize((pages + 63) / 64, 0);
-  for (uint64_t page = offset / 4096; page <= (offset + size - 1) / 4096; ++page) {
-    unsynced_pages_[page / 64] |= 1ull << (page % 64);
-  }
-  any_unsynced_ = true;
-}
-
-absl::Status StoreImpl::FlushUnsynced() {
-  if (!any_unsynced_) return absl::OkStatus();
-  for (uint64_t w = 0; w < unsynced_pages_.size(); ++w) {
-    for (uint64_t bits = unsynced_pages_[w]; bits != 0; bits &= bits - 1) {
-      const uint64_t page = w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
-      PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kUnsyncedPagesFlush, persister_->Flush(base_ + page * 4096, 4096)));
-    }
-    unsynced_pages_[w] = 0;
-  }
-  any_unsynced_ = false;
-  return absl::OkStatus();
-}
-
 // The commit protocol (doc/FORMAT.md): in-place writes and the log record
 // are flushed and fenced once (the commit point); then the logged words
 // are applied, their flush and fence left to the next commit (or Sync, or
-// close).
+// close). An unsynced commit writes no log record: it saves the live lines
+// it is about to change in the run's undo log, applies its words, and
+// leaves everything to the end of the run.
 absl::Status StoreImpl::Commit(bool sync) {
   StageRoot();
   if (tx_.empty()) return absl::OkStatus();
   std::vector<internal::LogEntry>& entries = log_entries_;
   tx_.Entries(&entries);
+  const uint64_t seq = next_seq_;
+  if (!sync) {
+    lines_.clear();
+    for (const internal::LogEntry& entry : entries) {
+      if (entry.offset & internal::kVerifyMask) continue;
+      const uint64_t line = entry.offset & ~(kUnitSize - 1);
+      if ((lines_.empty() || lines_.back() != line) && !alloc_.FreshInRun(line)) lines_.push_back(line);
+    }
+    const absl::Status saved = SaveLines(lines_);
+    if (!saved.ok()) {
+      Abandon();
+      return saved;
+    }
+    // The commit before the run may have been durable, its applied words
+    // still unflushed (unfenced_lines_): the run's end flushes them.
+    for (uint64_t line : unfenced_lines_) MarkUnsynced(line, kUnitSize);
+    for (const auto& [offset, size] : tx_.in_place()) MarkUnsynced(offset, size);
+    Apply(seq, sync);
+    return absl::OkStatus();
+  }
   if (entries.size() > internal::kLogCapacity) {
     Abandon();
     return absl::InvalidArgumentError(absl::StrCat(path_, ": a commit of ", entries.size(),
                                                    " metadata words exceeds the log (", internal::kLogCapacity,
                                                    "); split the batch"));
   }
-  const uint64_t seq = next_seq_;
   char* slot = base_ + internal::kLogOffset + (seq % 2) * internal::kLogSlotSize;
   const uint64_t log_bytes = sizeof(internal::LogHeader) + entries.size() * sizeof(internal::LogEntry);
-  if (!sync) {
-    // The previous commit may have been durable, its applied words still
-    // unflushed (unfenced_lines_). The next commit overwrites its log
-    // record, so they join this run's ranges for the Sync (or close) that
-    // ends it; they are cleared below.
-    for (uint64_t line : unfenced_lines_) MarkUnsynced(line, kUnitSize);
-    for (const auto& [offset, size] : tx_.in_place()) MarkUnsynced(offset, size);
-    MarkUnsynced(static_cast<uint64_t>(slot - base_), log_bytes);
-  }
   internal::LogHeader header = {};
   header.seq = seq;
   header.count = entries.size();
   header.checksum = internal::LogChecksum(header, entries.data());
   std::memcpy(slot + sizeof(header), entries.data(), entries.size() * sizeof(internal::LogEntry));
   std::memcpy(slot, &header, sizeof(header));
-  if (sync) {
-    const absl::Status persisted = PersistCommit(slot, log_bytes);
-    if (!persisted.ok()) {
-      // Not acknowledged, and nothing of it applied: readers keep the
-      // state before it. What reached the media is unknown.
-      Abandon();
-      return Poison(persisted);
-    }
+  const absl::Status persisted = PersistCommit(slot, log_bytes);
+  if (!persisted.ok()) {
+    // Not acknowledged, and nothing of it applied: readers keep the
+    // state before it. What reached the media is unknown.
+    Abandon();
+    return Poison(persisted);
   }
+  last_record_ = header;
   Apply(seq, sync);
   return absl::OkStatus();
 }
@@ -246,7 +266,6 @@ absl::Status StoreImpl::Commit(bool sync) {
 // verify. The fence also covers the previous commit's applied lines: its
 // log slot is the next one this store overwrites.
 absl::Status StoreImpl::PersistCommit(char* slot, uint64_t log_bytes) {
-  PMSTORE_RETURN_IF_ERROR(FlushUnsynced());
   for (const auto& [offset, size] : tx_.in_place()) {
     PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kCommitInPlaceFlush, persister_->Flush(base_ + offset, size)));
   }
@@ -288,11 +307,15 @@ void StoreImpl::Apply(uint64_t seq, bool sync) {
   key_delta_ = 0;
   tx_.Clear();
   alloc_.Committed(seq);
-  alloc_.ReleaseThrough(pins_.ReusableThrough(seq));
+  alloc_.ReleaseThrough(ReleasableThrough(seq));
+}
+
+uint64_t StoreImpl::ReleasableThrough(uint64_t seq) {
+  return pins_.ReusableThrough(undo_.open() ? std::min(seq, undo_.base_seq()) : seq);
 }
 
 absl::Status StoreImpl::PersistAll(PersistSite applied_site, PersistSite drain_site) {
-  absl::Status status = FlushUnsynced();
+  absl::Status status;
   for (uint64_t line : unfenced_lines_) {
     if (!status.ok()) break;
     status = PMSTORE_PERSIST_AT(applied_site, persister_->Flush(base_ + line, kUnitSize));
@@ -301,11 +324,112 @@ absl::Status StoreImpl::PersistAll(PersistSite applied_site, PersistSite drain_s
   return status.ok() ? status : Poison(status);
 }
 
-// Nothing readers see changes: they go on while the pages are written.
+absl::Status StoreImpl::MakeDurable(PersistSite applied_site, PersistSite drain_site) {
+  if (!undo_.open()) return PersistAll(applied_site, drain_site);
+  PMSTORE_RETURN_IF_ERROR(PersistRun());
+  internal::ExclusiveGuard lock(&mu_);
+  ForgetRun();
+  return absl::OkStatus();
+}
+
 absl::Status StoreImpl::Sync() {
   absl::MutexLock turn(&write_mu_);
   PMSTORE_RETURN_IF_ERROR(Writable());
-  return PersistAll(PersistSite::kSyncAppliedFlush, PersistSite::kSyncDrain);
+  return MakeDurable(PersistSite::kSyncAppliedFlush, PersistSite::kSyncDrain);
+}
+
+// --- unsynced runs ---
+
+absl::Status StoreImpl::BeginRun() {
+  if (last_record_.seq == 0) {
+    // No commit record in the log (a new pool, or all recovery found was
+    // torn): an empty one becomes the base, the state a crash returns to.
+    internal::LogHeader empty = {};
+    empty.seq = next_seq_;
+    empty.checksum = internal::LogChecksum(empty, nullptr);
+    char* slot = base_ + internal::kLogOffset + (empty.seq % 2) * internal::kLogSlotSize;
+    std::memcpy(slot, &empty, sizeof(empty));
+    const absl::Status flushed = PMSTORE_PERSIST(kRunBaseFlush, persister_->Flush(slot, sizeof(empty)));
+    if (!flushed.ok()) return Poison(flushed);
+    last_record_ = empty;
+    next_seq_ = empty.seq + 1;
+  }
+  alloc_.BeginRun();
+  const absl::Status begun = undo_.Begin(*persister_, last_record_.seq, last_record_.checksum);
+  return begun.ok() ? begun : Poison(begun);
+}
+
+absl::Status StoreImpl::BeforeInPlace(std::initializer_list<InPlaceGuard::Range> ranges) {
+  lines_.clear();
+  for (const InPlaceGuard::Range& range : ranges) {
+    for (uint64_t line = range.offset & ~(kUnitSize - 1); line < range.offset + range.size; line += kUnitSize) {
+      if (!alloc_.FreshInRun(line)) lines_.push_back(line);
+    }
+  }
+  return SaveLines(lines_);
+}
+
+absl::Status StoreImpl::SaveLines(const std::vector<uint64_t>& lines) {
+  const absl::Status saved = undo_.Save(*persister_, lines);
+  return saved.ok() || undo_.full() ? saved : Poison(saved);
+}
+
+void StoreImpl::MarkUnsynced(uint64_t offset, uint64_t size) {
+  if (size == 0) return;
+  const uint64_t pages = pool_->length() / 4096;
+  if (unsynced_pages_.size() * 64 < pages) unsynced_pages_.resize((pages + 63) / 64, 0);
+  for (uint64_t page = offset / 4096; page <= (offset + size - 1) / 4096; ++page) {
+    unsynced_pages_[page / 64] |= 1ull << (page % 64);
+  }
+  any_unsynced_ = true;
+}
+
+absl::Status StoreImpl::FlushUnsynced() {
+  if (!any_unsynced_) return absl::OkStatus();
+  for (uint64_t w = 0; w < unsynced_pages_.size(); ++w) {
+    for (uint64_t bits = unsynced_pages_[w]; bits != 0; bits &= bits - 1) {
+      const uint64_t page = w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
+      PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kUnsyncedPagesFlush, persister_->Flush(base_ + page * 4096, 4096)));
+    }
+    unsynced_pages_[w] = 0;
+  }
+  any_unsynced_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::PersistRun() {
+  // Everything the run wrote (and what the commit before it applied) is
+  // durable before the base record goes: until then a crash returns to it.
+  absl::Status status = FlushUnsynced();
+  for (uint64_t line : unfenced_lines_) {
+    if (!status.ok()) break;
+    status = PMSTORE_PERSIST(kRunAppliedFlush, persister_->Flush(base_ + line, kUnitSize));
+  }
+  if (status.ok()) status = PMSTORE_PERSIST(kRunDataDrain, persister_->Drain());
+  if (!status.ok()) return Poison(status);
+  // An empty commit record over the base's closes the run: recovery finds
+  // no base for the undo log, and no commit to replay over the run's
+  // writes. Its sequence number follows the run's commits, in the base's
+  // slot.
+  const uint64_t base = undo_.base_seq();
+  internal::LogHeader retired = {};
+  retired.seq = next_seq_ % 2 == base % 2 ? next_seq_ : next_seq_ + 1;
+  retired.checksum = internal::LogChecksum(retired, nullptr);
+  char* slot = base_ + internal::kLogOffset + (base % 2) * internal::kLogSlotSize;
+  std::memcpy(slot, &retired, sizeof(retired));
+  status = PMSTORE_PERSIST(kRunEndFlush, persister_->Flush(slot, sizeof(retired)));
+  if (status.ok()) status = PMSTORE_PERSIST(kRunEndDrain, persister_->Drain());
+  if (!status.ok()) return Poison(status);
+  last_record_ = retired;
+  return absl::OkStatus();
+}
+
+void StoreImpl::ForgetRun() {
+  next_seq_ = last_record_.seq + 1;
+  unfenced_lines_.clear();  // durable since PersistRun
+  undo_.End();
+  alloc_.EndRun();
+  alloc_.ReleaseThrough(pins_.ReusableThrough(last_record_.seq));
 }
 
 absl::Status StoreImpl::Poison(const absl::Status& failure) {
