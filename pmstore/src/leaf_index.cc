@@ -45,6 +45,8 @@ uint64_t MatchBytes64(const void* bytes, uint8_t value) {
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   separators_.Clear();
   edited_ = false;
+  // The chain always has a first leaf: lookups start from it.
+  if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");
   const uint64_t max_leaves = length / kLeafBytes;
   uint64_t offset = head;
   std::string previous;
