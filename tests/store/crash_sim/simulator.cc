@@ -447,8 +447,12 @@ void Simulator::Step() {
   where_ = "write";
   // Runs of 1 to 12 unsynced writes: each crash point inside one must
   // recover to a state after a commit since the last durable one. The
-  // first run starts at once, on the new pool (whose log has no commit).
-  if (run_left_ == 0 && (result_.ops == 1 || rng_() % 100 < 5)) {
+  // first run starts at once, on the new pool (whose log has no commit);
+  // later ones start more often while fewer than a third of the images
+  // so far were taken inside runs (short sanitizer runs too get their
+  // share, whatever the seed).
+  const bool few_unsynced = result_.unsynced_images * 3 < result_.images;
+  if (run_left_ == 0 && (result_.ops == 1 || rng_() % 100 < (few_unsynced ? 25 : 5))) {
     run_left_ = 1 + static_cast<int>(rng_() % 12);
     ++result_.unsynced_runs;
   }
