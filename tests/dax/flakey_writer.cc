@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -67,17 +68,24 @@ void Expect(bool ok, const std::string& what) {
   }
 }
 
-int Write(const std::string& pool, const std::string& acks, const std::string& ready, const std::string& go) {
+// A new pool at `pool`, or null (the reason printed).
+std::unique_ptr<pmstore::Store> Create(const std::string& pool, uint64_t initial_size, uint64_t max_size) {
   pmstore::Options options;
   options.create_if_missing = true;
-  options.initial_size = 16ull << 20;
-  options.max_size = 64ull << 20;
+  options.initial_size = initial_size;
+  options.max_size = max_size;
   auto opened = pmstore::Store::Open(pool, options);
   if (!opened.ok()) {
     std::printf("flakey: open: %s\n", std::string(opened.status().message()).c_str());
-    return 4;
+    return nullptr;
   }
-  pmstore::Store& store = **opened;
+  return std::move(*opened);
+}
+
+int Write(const std::string& pool, const std::string& acks, const std::string& ready, const std::string& go) {
+  auto created = Create(pool, 16ull << 20, 64ull << 20);
+  if (created == nullptr) return 4;
+  pmstore::Store& store = *created;
   std::printf("flakey: pool %s granularity=%s\n", pool.c_str(),
               std::string(pmstore::GranularityName(store.GetStats().granularity)).c_str());
   absl::Status failed;
@@ -160,16 +168,9 @@ int Verify(const std::string& pool, const std::string& acks) {
 }
 
 int Fill(const std::string& pool) {
-  pmstore::Options options;
-  options.create_if_missing = true;
-  options.initial_size = 4ull << 20;
-  options.max_size = 1ull << 30;
-  auto opened = pmstore::Store::Open(pool, options);
-  if (!opened.ok()) {
-    std::printf("flakey: open: %s\n", std::string(opened.status().message()).c_str());
-    return 4;
-  }
-  pmstore::Store& store = **opened;
+  auto created = Create(pool, 4ull << 20, 1ull << 30);
+  if (created == nullptr) return 4;
+  pmstore::Store& store = *created;
   const std::string value(60000, 'v');
   int stored = 0;
   absl::Status status;

@@ -1,6 +1,7 @@
 // Unsynced runs (doc/FORMAT.md, "Unsynced runs") seen from the API: what
 // the undo log costs and where it runs out. What a power failure inside a
 // run leaves is the crash simulator's part (store_crash_test).
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -19,16 +20,23 @@ constexpr WriteOptions kUnsynced{.sync = false};
 
 std::string Key(int i) { return absl::StrCat("key", 1000000 + i); }
 
+// A pool of 150 000 keys in about 5 000 leaves, all durable: every leaf is
+// live before the next run.
+constexpr int kManyKeys = 150000;
+std::unique_ptr<Store> ManyDurableKeys(const std::string& path) {
+  auto store = OpenOrDie(path, SmallPool(64ull << 20, 256ull << 20));
+  if (store == nullptr) return nullptr;
+  for (int i = 0; i < kManyKeys; ++i) EXPECT_TRUE(store->Put(kUnsynced, Key(i), ValueFor(i, 20)).ok()) << i;
+  EXPECT_TRUE(store->Sync().ok());
+  return store;
+}
+
 TEST(StoreUnsyncedTest, RunThatOutgrowsItsUndoLogEndsItselfAndKeepsEveryWrite) {
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
-  auto store = OpenOrDie(path, SmallPool(64ull << 20, 256ull << 20));
+  auto store = ManyDurableKeys(path);
   ASSERT_NE(store, nullptr);
-  // 150 000 keys in about 5 000 leaves, all made durable: every leaf is
-  // live before the next run.
-  constexpr int kKeys = 150000;
-  for (int i = 0; i < kKeys; ++i) ASSERT_TRUE(store->Put(kUnsynced, Key(i), ValueFor(i, 20)).ok()) << i;
-  ASSERT_TRUE(store->Sync().ok());
+  constexpr int kKeys = kManyKeys;
   // One key in every 25 changes: about three live lines of a different
   // leaf each, more than one undo log holds (13 106 lines).
   for (int i = 0; i < kKeys; i += 25) ASSERT_TRUE(store->Put(kUnsynced, Key(i), ValueFor(i + 7, 30)).ok()) << i;
@@ -46,11 +54,9 @@ TEST(StoreUnsyncedTest, RunThatOutgrowsItsUndoLogEndsItselfAndKeepsEveryWrite) {
 TEST(StoreUnsyncedTest, BatchTooLargeForAnUndoLogIsMadeDurableInstead) {
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
-  auto store = OpenOrDie(path, SmallPool(64ull << 20, 256ull << 20));
+  auto store = ManyDurableKeys(path);
   ASSERT_NE(store, nullptr);
-  constexpr int kKeys = 150000;
-  for (int i = 0; i < kKeys; ++i) ASSERT_TRUE(store->Put(kUnsynced, Key(i), ValueFor(i, 20)).ok()) << i;
-  ASSERT_TRUE(store->Sync().ok());
+  constexpr int kKeys = kManyKeys;
   // One commit that changes about 18 000 live lines: no undo log holds it.
   WriteBatch batch;
   for (int i = 0; i < kKeys; i += 25) batch.Put(Key(i), "batched");
