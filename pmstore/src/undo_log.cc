@@ -78,8 +78,10 @@ absl::Status UndoLog::Recover(Pool& pool, Persister& persister, uint64_t* min_ne
     if (header.magic != kUndoMagic || header.checksum != UndoHeaderChecksum(header)) continue;
     if (UndoSlotOf(header.base_seq) != slot) continue;
     // Sequence numbers never come back to an old run's base, so that its
-    // header can never again find "its" base record.
-    *min_next_seq = std::max(*min_next_seq, header.base_seq + 2);
+    // header can never again find "its" base record. (Only just past it:
+    // the next commit must go to the other slot, as after any commit, so
+    // that the base record stays until that commit's fence.)
+    *min_next_seq = std::max(*min_next_seq, header.base_seq + 1);
     LogHeader record;
     std::memcpy(&record, SlotAt(base, header.base_seq % 2), sizeof(record));
     if (record.seq != header.base_seq || record.checksum != header.base_checksum) continue;  // the run ended

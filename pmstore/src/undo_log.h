@@ -60,8 +60,8 @@ class UndoLog {
   // At open, before the log is replayed: when a run was open at the crash
   // (its header valid and the base commit's record still in its slot),
   // writes every saved line back and makes them durable. *min_next_seq:
-  // the next commit's sequence number must be at least this (never again
-  // the base of an old run).
+  // the next commit's sequence number must be at least this (past the
+  // base of any old run).
   static absl::Status Recover(Pool& pool, Persister& persister, uint64_t* min_next_seq);
 
  private:
