@@ -5,7 +5,7 @@
 // them); writers pay a scan of 64 slots, which is nothing next to a
 // commit's fences.
 //
-// Writers take turns outside the gate (the store's writer mutex): Lock is
+// Writers take turns outside the gate (a WriterTurn, below): Lock is
 // called by one thread at a time, which may drop the gate (Unlock) and
 // take it again while it keeps its turn, to let readers in while it waits
 // for the media (GateOpen, below).
@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -66,6 +67,28 @@ class ABSL_LOCKABLE ReaderGate {
   Slot slots_[kSlots];
   std::atomic<bool> writer_{false};
   std::atomic<int> waiting_readers_{0};
+};
+
+// The writers' turn: a plain pthread mutex, which ThreadSanitizer sees
+// (it does not see into Debian's absl::Mutex, built without it).
+class ABSL_LOCKABLE WriterTurn {
+ public:
+  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+
+ private:
+  std::mutex mu_;
+};
+
+class ABSL_SCOPED_LOCKABLE TurnGuard {
+ public:
+  explicit TurnGuard(WriterTurn* turn) ABSL_EXCLUSIVE_LOCK_FUNCTION(turn) : turn_(turn) { turn_->Lock(); }
+  ~TurnGuard() ABSL_UNLOCK_FUNCTION() { turn_->Unlock(); }
+  TurnGuard(const TurnGuard&) = delete;
+  TurnGuard& operator=(const TurnGuard&) = delete;
+
+ private:
+  WriterTurn* turn_;
 };
 
 class ABSL_SCOPED_LOCKABLE SharedGuard {

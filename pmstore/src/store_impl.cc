@@ -42,7 +42,7 @@ StoreImpl::StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<inter
       undo_(pool_->base()) {}
 
 absl::Status StoreImpl::Recover() {
-  absl::MutexLock turn(&write_mu_);
+  internal::TurnGuard turn(&write_mu_);
   internal::ExclusiveGuard lock(&mu_);
   // An unsynced run cut short goes back to its base commit first; the log
   // then replays that commit.
@@ -57,7 +57,7 @@ absl::Status StoreImpl::Recover() {
 }
 
 absl::Status StoreImpl::Close() {
-  absl::MutexLock turn(&write_mu_);
+  internal::TurnGuard turn(&write_mu_);
   // closed_ changes only with write_mu_ held, so it may be read here
   // without the gate.
   if (ABSL_TS_UNCHECKED_READ(closed_)) return close_status_;

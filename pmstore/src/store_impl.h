@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "pmstore/src/allocator.h"
 #include "pmstore/src/leaf_index.h"
 #include "pmstore/src/persist_site.h"
@@ -149,7 +148,7 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   const bool default_sync_;
   char* const base_;
 
-  absl::Mutex write_mu_;  // writers take turns: held for the whole of a write, Sync, Close
+  internal::WriterTurn write_mu_;  // held for the whole of a write, Sync, Close
   internal::ReaderGate mu_;
   internal::SpaceAllocator alloc_ ABSL_GUARDED_BY(mu_);
   internal::LeafIndex index_ ABSL_GUARDED_BY(mu_);

@@ -46,7 +46,7 @@ absl::Status StoreImpl::Write(const WriteOptions& options, const WriteBatch& bat
 
 absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, size_t count) {
   for (size_t i = 0; i < count; ++i) PMSTORE_RETURN_IF_ERROR(CheckKey(ops[i].key));
-  absl::MutexLock turn(&write_mu_);
+  internal::TurnGuard turn(&write_mu_);
   PMSTORE_RETURN_IF_ERROR(Writable());
   internal::ExclusiveGuard lock(&mu_);
   bool sync = options.sync;
@@ -333,7 +333,7 @@ absl::Status StoreImpl::MakeDurable(PersistSite applied_site, PersistSite drain_
 }
 
 absl::Status StoreImpl::Sync() {
-  absl::MutexLock turn(&write_mu_);
+  internal::TurnGuard turn(&write_mu_);
   PMSTORE_RETURN_IF_ERROR(Writable());
   return MakeDurable(PersistSite::kSyncAppliedFlush, PersistSite::kSyncDrain);
 }

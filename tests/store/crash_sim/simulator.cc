@@ -457,9 +457,16 @@ void Simulator::Step() {
     ++result_.unsynced_runs;
   }
   // Short runs (sanitizer builds) cover the rare steps too: a large put by
-  // op 30, a restart from a crash image by op 60 and after a close by 120.
+  // op 30, a restart from a crash image by op 60 and after a close by 120,
+  // and at op 90 a durable put and then a run that commits nothing (its
+  // end must still flush what the put applied, before it retires the put's
+  // record).
   if (result_.ops == 30 && result_.large_puts == 0) {
     PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
+  } else if (result_.ops == 90 && run_left_ == 0) {
+    PutOp("k1", 10);
+    run_left_ = 1;
+    DeleteOp("absent");
   } else if ((result_.ops == 60 && result_.crash_restarts == 0) || (result_.ops == 120 && result_.close_restarts == 0)) {
     return Restart(/*clean=*/result_.ops == 120);
   } else if (rng_() % 1000 < static_cast<uint64_t>(config_.restarts_per_1000_ops)) {
@@ -467,7 +474,10 @@ void Simulator::Step() {
   } else {
     const uint64_t dice = rng_() % 100;
     if (dice < 40) {
-      PutOp("k" + std::to_string(rng_() % kSmallKeys), rng_() % 300);
+      // One draw per statement: the order of a call's arguments is up to
+      // the compiler, and every build must run the same workload.
+      std::string key = "k" + std::to_string(rng_() % kSmallKeys);
+      PutOp(std::move(key), rng_() % 300);
     } else if (dice < 43) {
       PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
     } else if (dice < 70) {
