@@ -6,11 +6,11 @@
 // exclusively while it changes what readers see: while it stages a write
 // (which may split index leaves and grow the mapping) and while it
 // applies a commit. It lets readers in while it waits for an msync, unless
-// the write changed the in-memory index (a leaf split or removed), and
-// while Sync and Close write back what earlier writes left. At cache-line
-// granularity the fence is shorter than handing the gate over twice, so
-// the writer keeps it. Readers therefore never see a half-applied or
-// unacknowledged commit and never block one another.
+// the write changed the in-memory index (a leaf split or removed); Sync
+// and Close take the gate only for the bookkeeping after their write-back.
+// At cache-line granularity the fence is shorter than handing the gate
+// over twice, so the writer keeps it. Readers therefore never see a
+// half-applied or unacknowledged commit and never block one another.
 //
 // Files: store_impl.cc (open, recovery, close), store_write.cc (the write
 // path and commits), store_read.cc (reads), store_check.cc (Check).

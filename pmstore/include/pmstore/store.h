@@ -12,11 +12,12 @@
 // writer keeps readers out while it stages its write in memory and while
 // it applies its commit (microseconds); it lets them in while it waits for
 // an msync (page granularity), except for a write that splits or empties
-// an index leaf (about one put in 25 with 16-byte keys). The fence at
-// cache-line granularity, shorter than letting readers in and out, keeps
-// them out. Sync and Close never keep readers out. Readers see a write
-// once it is acknowledged, and never a write that failed. One process at a
-// time may open a pool: the file is locked.
+// an index leaf (about one new key in 25). The fence at cache-line
+// granularity, shorter than letting readers in and out, keeps them out.
+// Sync and Close let readers in while they write back, and keep them out
+// only for the bookkeeping at the end. Readers see a write once it is
+// acknowledged, and never a write that failed. One process at a time may
+// open a pool: the file is locked.
 //
 // Errors, as absl::Status with a one-line message naming the file:
 //   NotFound            Get on a missing key; Open on a missing file
