@@ -13,7 +13,8 @@
 // half-applied or unacknowledged commit and never block one another.
 //
 // Files: store_impl.cc (open, recovery, close), store_write.cc (the write
-// path and commits), store_read.cc (reads), store_check.cc (Check).
+// path and commits), store_run.cc (unsynced runs), store_read.cc (reads),
+// store_check.cc (Check).
 #pragma once
 
 #include <memory>
