@@ -209,10 +209,11 @@ pmstore_code_t pmstore_close(pmstore_t* db, char** errmsg) {
                                     " pinned value(s) are still alive; destroy them first (nothing was closed)"));
     return PMSTORE_BUSY;
   }
-  // The destructor persists every write and cannot fail, so this reports
-  // OK; a Store::Close() returning the persist status would be returned here.
+  // Close unmaps and unlocks even when it fails, so db goes either way; the
+  // code says whether everything acknowledged is durable.
+  const absl::Status closed = db->store->Close();
   delete db;
-  return PMSTORE_OK;
+  return Report(closed, errmsg);
 }
 
 // ---- Writes --------------------------------------------------------------

@@ -25,6 +25,15 @@ int Fail(const absl::Status& status) {
   return 2;
 }
 
+// Closes the store, so that a failure to make the command's writes durable
+// is reported and turns into exit status 2, not into a line the destructor
+// prints. `status`: the command's own, reported instead when not OK.
+int Finish(Store& store, const absl::Status& status) {
+  const absl::Status closed = store.Close();
+  if (!status.ok()) return Fail(status);
+  return closed.ok() ? 0 : Fail(closed);
+}
+
 absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& pool) { return Store::Open(pool, Options()); }
 
 // Options of a pool that `create` or `load` makes.
@@ -105,6 +114,8 @@ int Create(const CreateConfig& config) {
   auto store = Store::Open(config.pool, options);
   if (!store.ok()) return Fail(store.status());
   const Stats stats = (*store)->GetStats();
+  const int exit_status = Finish(**store, absl::OkStatus());
+  if (exit_status != 0) return exit_status;
   std::printf("created %s: %s, may grow to %s, %s granularity\n", config.pool.c_str(),
               base::FormatBytes(stats.pool_bytes).c_str(), base::FormatBytes(stats.max_pool_bytes).c_str(),
               std::string(GranularityName(stats.granularity)).c_str());
@@ -126,8 +137,7 @@ int Put(const PutConfig& config) {
   }
   auto store = OpenExisting(config.pool);
   if (!store.ok()) return Fail(store.status());
-  const absl::Status status = (*store)->Put(config.key, value);
-  return status.ok() ? 0 : Fail(status);
+  return Finish(**store, (*store)->Put(config.key, value));
 }
 
 int Get(const std::string& pool, const std::string& key) {
@@ -147,8 +157,7 @@ int Get(const std::string& pool, const std::string& key) {
 int Del(const std::string& pool, const std::string& key) {
   auto store = OpenExisting(pool);
   if (!store.ok()) return Fail(store.status());
-  const absl::Status status = (*store)->Delete(key);
-  return status.ok() ? 0 : Fail(status);
+  return Finish(**store, (*store)->Delete(key));
 }
 
 int List(const ListConfig& config) {

@@ -1,7 +1,10 @@
 // The pool subcommands of `pmstore`: each takes its arguments as a config
 // struct (flags stay in main.cc) and returns the process exit status:
 // 0 success, 1 missing key (get) or damaged pool (check), 2 any error,
-// after printing one line naming the file and the problem.
+// after printing one line naming the file and the problem (for a failing
+// device: the system call too). Commands that write close the store
+// before they return, so a write that could not be made durable is an
+// error, never a success.
 #pragma once
 
 #include <cstdint>

@@ -25,12 +25,14 @@ ABSL_FLAG(uint64_t, limit, 0, "list: at most this many keys (0: all)");
 ABSL_FLAG(bool, json, false, "stats: print JSON");
 // --- bench: db_bench's names -------------------------------------------------
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
-          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom, reopen "
-          "(close, then time the open)");
+          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom, "
+          "readwhilewriting (--threads readers while one more thread puts), reopen (close, then time the open)");
 ABSL_FLAG(uint64_t, num, 1000000, "bench: keys (and operations per benchmark)");
+ABSL_FLAG(uint64_t, reads, 0, "bench: operations of readrandom, readseq and readwhilewriting's readers (0: --num)");
 ABSL_FLAG(int, key_size, 16, "bench: key bytes");
 ABSL_FLAG(int, value_size, 100, "bench: value bytes");
-ABSL_FLAG(int, threads, 1, "bench: threads sharing the operations");
+ABSL_FLAG(int, threads, 1,
+          "bench: threads sharing the operations (readwhilewriting: the readers; one writer runs besides)");
 ABSL_FLAG(bool, sync, true, "bench: durable writes (--nosync: sync=false, durable only at close)");
 ABSL_FLAG(std::string, output_format, "normal", "bench: normal or json");
 ABSL_FLAG(std::string, compare, "", "bench: also run the same workload on 'lmdb' (MDB_WRITEMAP) and print ratios");
@@ -46,7 +48,11 @@ const std::vector<Subcommand>& Subcommands() {
        "in 2 MiB steps up to --max-size. Fails when POOL exists.\n\nExit status: 0 created, 2 error.",
        {"size", "max_size"}},
       {"put", "put POOL KEY [VALUE] [--file=F]", "Store VALUE (or --file, or stdin) under KEY.",
-       "Durable when the command returns.\n\nExit status: 0 stored, 2 error.", {"file"}},
+       "Durable when the command exits 0. When the device or file system fails to make\n"
+       "it durable (msync, fdatasync, fallocate), one line names the pool and the call,\n"
+       "e.g. 'pmstore: msync(POOL, 4096 bytes at offset 8192): Input/output error', and\n"
+       "the exit status is 2; earlier values stay, the failed one may or may not.\n\n"
+       "Exit status: 0 stored, 2 error.", {"file"}},
       {"get", "get POOL KEY", "Print the value of KEY (raw bytes).",
        "Exit status: 0 printed, 1 KEY is absent, 2 error.", {}},
       {"del", "del POOL KEY", "Delete KEY (absent is fine).", "Exit status: 0, 2 error.", {}},
@@ -85,9 +91,16 @@ const std::vector<Subcommand>& Subcommands() {
        "pool, as in db_bench. Per benchmark: ops/s, MB/s, latency p50/p99/p99.9.\n"
        "--compare=lmdb runs the same workload on POOL.lmdb (MDB_WRITEMAP, one synced\n"
        "commit per write when --sync) and prints pmstore/lmdb ratios.\n\n"
-       "Example:\n  PMEM2_FORCE_GRANULARITY=CACHE_LINE pmstore bench /dev/shm/pool --compare=lmdb\n\n"
+       "readwhilewriting (db_bench's): --threads threads look up random keys while one\n"
+       "more thread puts random keys (durable with --sync) until the readers finish;\n"
+       "the readers' row comes first, then the writer's (readwhilewriting.writer). It\n"
+       "shows what a writer's fence or msync costs the readers. Fill the pool first,\n"
+       "e.g. in a run of its own with --nosync.\n\n"
+       "Examples:\n  PMEM2_FORCE_GRANULARITY=CACHE_LINE pmstore bench /dev/shm/pool --compare=lmdb\n"
+       "  pmstore bench /ext4/pool --benchmarks=fillseq --nosync --num=200000\n"
+       "  pmstore bench /ext4/pool --benchmarks=readwhilewriting --num=200000 --reads=20000000 --threads=2\n\n"
        "Exit status: 0, 2 error.",
-       {"size", "benchmarks", "num", "key_size", "value_size", "threads", "sync", "output_format", "compare"}},
+       {"size", "benchmarks", "num", "reads", "key_size", "value_size", "threads", "sync", "output_format", "compare"}},
       {"version", "version", "Print the library version.", "", {}},
   };
   return kSubcommands;
@@ -162,11 +175,12 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     config.benchmarks = absl::StrSplit(absl::GetFlag(FLAGS_benchmarks), ',', absl::SkipEmpty());
     for (const std::string& name : config.benchmarks) {
       if (name != "fillseq" && name != "fillrandom" && name != "overwrite" && name != "readrandom" &&
-          name != "readseq" && name != "deleterandom" && name != "reopen") {
+          name != "readseq" && name != "deleterandom" && name != "readwhilewriting" && name != "reopen") {
         return Usage("unknown benchmark '" + name + "'");
       }
     }
     config.num = absl::GetFlag(FLAGS_num);
+    config.reads = absl::GetFlag(FLAGS_reads);
     config.key_size = absl::GetFlag(FLAGS_key_size);
     config.value_size = absl::GetFlag(FLAGS_value_size);
     config.threads = absl::GetFlag(FLAGS_threads);

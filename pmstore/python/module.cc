@@ -124,7 +124,8 @@ sync: the default for writes: True = durable on return; False = durable
   after sync() or close (a killed process loses nothing, a power cut may).)");
   store.def("close", &PyStore::Close,
             "Persists every write, unmaps and unlocks. Ends iterators; BufferError (and nothing closed) while a "
-            "memoryview from view() is alive. Closing twice is fine.");
+            "memoryview from view() is alive. Raises the persistence failure (the store is closed all the same) "
+            "when acknowledged writes may not be durable. Closing twice is fine.");
   store.def("__enter__", [](py::object self) { return self; });
   store.def("__exit__", [](PyStore& self, py::args) { self.Close(); });
   store.def_property_readonly("closed", &PyStore::closed);

@@ -92,7 +92,11 @@ void PyStore::Close() {
   std::unique_ptr<Store> closing = std::move(store_);
   // Counted as a call without the GIL, so a second close() returns only
   // once the pool is closed.
-  WithoutGil([&] { closing.reset(); });  // persists every write, unmaps, unlocks
+  // Persists every write, unmaps and unlocks, also when it fails; the
+  // failure says the last writes may not be durable.
+  const absl::Status closed = WithoutGil([&] { return closing->Close(); });
+  closing.reset();
+  ThrowIfError(closed);
 }
 
 Store& PyStore::store() {
