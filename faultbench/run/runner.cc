@@ -18,8 +18,10 @@
 #include "absl/strings/str_format.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/measure/dax_trace.h"
+#include "faultbench/run/page_size_check.h"
 #include "faultbench/run/progress_line.h"
 #include "faultbench/run/worker.h"
+#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/sysfacts/mount.h"
 #include "faultbench/taint/taint.h"
 #include "pmstore/base/status_macros.h"
@@ -43,10 +45,12 @@ std::string DirectoryOf(const JobOptions& job) {
 }
 
 // Files the jobs will create or grow, by directory: bytes still to allocate.
+// Devices and hugetlbfs have checks of their own (page_size_check.h).
 absl::Status CheckSpace(const std::vector<JobOptions>& jobs) {
   std::map<std::string, uint64_t> needed;  // directory -> bytes
   std::map<std::string, bool> seen_file;
   for (const JobOptions& job : jobs) {
+    if (ReadFixedPageSize(WorkerFilePath(job, 0)).fixed()) continue;
     const int files = job.shared_file ? 1 : job.numjobs;
     for (int i = 0; i < files; ++i) {
       const std::string path = WorkerFilePath(job, i);
@@ -126,6 +130,7 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
       plan.file_latches.push_back(std::make_unique<std::latch>(1));
       file_ready = plan.file_latches.back().get();
     }
+    const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(jobs[j], 0));
     for (int w = 0; w < jobs[j].numjobs; ++w) {
       plan.progress.push_back(std::make_unique<std::atomic<uint64_t>>(0));
       WorkerContext c;
@@ -133,6 +138,7 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
       c.job_index = static_cast<int>(j);
       c.worker_index = w;
       c.numa = numa;
+      c.fixed = fixed;
       c.use_tsc = InvariantTscAvailable();
       c.file_ready = file_ready;
       c.start_line = plan.start_line.get();
@@ -211,6 +217,8 @@ absl::Status PreflightJobs(const std::vector<JobOptions>& jobs) {
   if (jobs.empty()) return absl::InvalidArgumentError("no job to run");
   for (const JobOptions& job : jobs) {
     PMSTORE_RETURN_IF_ERROR(ValidateJob(job));
+    PMSTORE_RETURN_IF_ERROR(ResolveNuma(job.numa).status());
+    if (ReadDevDaxFactsOfPath(job.filename)) continue;  // a device, not a file in a directory
     const std::string dir = DirectoryOf(job);
     struct stat st;
     if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -219,8 +227,8 @@ absl::Status PreflightJobs(const std::vector<JobOptions>& jobs) {
     if (access(dir.c_str(), W_OK) != 0) {
       return absl::PermissionDeniedError(absl::StrCat("directory ", dir, " is not writable"));
     }
-    PMSTORE_RETURN_IF_ERROR(ResolveNuma(job.numa).status());
   }
+  PMSTORE_RETURN_IF_ERROR(CheckFixedPageSizeJobs(jobs));
   return CheckSpace(jobs);
 }
 

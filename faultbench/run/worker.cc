@@ -1,6 +1,7 @@
 #include "faultbench/run/worker.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,9 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "faultbench/engine/io_engine.h"
 #include "faultbench/run/bus_error.h"
+#include "faultbench/run/page_size_check.h"
+#include "faultbench/sysfacts/block_device.h"
 #include "faultbench/workload/block_order.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
+#include "pmstore/base/units.h"
 #include "pmstore/mapping/mapping.h"
 #include "pmstore/mapping/pool_file.h"
 #include "pmstore/mapping/verify.h"
@@ -111,6 +115,10 @@ class Worker {
   // returns how many were issued. `measured` is false for the ramp, whose
   // offsets are not logged.
   uint64_t RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase, bool measured = true);
+  // ReadBack where the backing has one page size (device DAX, hugetlbfs).
+  void VerifyAtPageSize(const WorkerResult& result, MappingOutcome& mapping) const;
+  // DAX pages are the device's: name its node instead of move_pages' "absent".
+  void AttributeDaxPages(PagePlacement& placement) const;
   template <typename Body>
   void TimedPhase(PhaseResult& phase, Body body);
   static bool NextIsRead(int read_percent, uint64_t& rng) {
@@ -134,6 +142,7 @@ class Worker {
   uint64_t blocks_ = 0;
   int read_percent_ = 100;
   uint64_t rng_ = 0;
+  uint64_t faults_while_measuring_ = 0;  // minor + major, ramp included
 };
 
 absl::Status Worker::OpenFile(WorkerResult& result) {
@@ -142,11 +151,16 @@ absl::Status Worker::OpenFile(WorkerResult& result) {
   absl::Status status;
   if (creator && job_.fresh_file) status = UnlinkJobFile(result.file, "--fresh-file");
   if (!creator && ctx_.file_ready != nullptr) ctx_.file_ready->wait();
-  if (status.ok()) {
-    auto file = PoolFile::Open(result.file, pmstore::mapping::OpenMode::kCreateOrOpen, job_.size);
+  if (status.ok() && ctx_.fixed.devdax) {
+    auto device = PoolFile::OpenDevice(result.file, MapLength(job_, ctx_.fixed));
+    if (device.ok()) file_ = std::make_unique<PoolFile>(std::move(*device));
+    status = device.status();
+  } else if (status.ok()) {
+    // hugetlbfs: whole pages of its size, so the file's end is a page's end.
+    auto file = PoolFile::Open(result.file, pmstore::mapping::OpenMode::kCreateOrOpen, MapLength(job_, ctx_.fixed));
     if (file.ok()) {
       file_ = std::make_unique<PoolFile>(std::move(*file));
-      if (file_->size() < job_.size) status = file_->Grow(job_.size);
+      if (file_->size() < job_.size) status = file_->Grow(MapLength(job_, ctx_.fixed));
     } else {
       status = file.status();
     }
@@ -339,7 +353,8 @@ void AddUpPhases(MeasuredPhases& phases, uint64_t range, bool prefault, WorkerRe
 void Worker::Measure(WorkerResult& result) {
   TickCalibration calibration(ctx_.use_tsc);
   calibration.Start();
-  MeasuredPhases phases;
+  MeasuredPhases phases;  // first: its histograms' memory is the run's, not the mapping's
+  const RusageSnapshot before = ThreadRusage();
   if (job_.prefault) Prefault(phases.fault);
   RampUp();
   const uint64_t measure_start = MonotonicNs();
@@ -349,6 +364,8 @@ void Worker::Measure(WorkerResult& result) {
   if (!job_.prefault && order_.pass() == 0) budget -= FaultPass(budget, deadline, phases);
   if (budget > 0 && (deadline == kNoLimit || MonotonicNs() < deadline)) SteadyPass(budget, deadline, phases);
   calibration.Stop();
+  const RusageSnapshot measured = ThreadRusage() - before;
+  faults_while_measuring_ = measured.minor_faults + measured.major_faults;
   result.ns_per_tick = calibration.NsPerTick();
   AddUpPhases(phases, blocks_ * job_.bs, job_.prefault, result);
 }
@@ -356,14 +373,65 @@ void Worker::Measure(WorkerResult& result) {
 void Worker::ReadBack(WorkerResult& result) {
   const char* start = mapping_->address() + base_offset_;
   const uint64_t range = blocks_ * job_.bs;
-  auto census = pmstore::mapping::VerifyMapping(start, range);
-  if (census.ok()) {
+  if (ctx_.fixed.fixed()) {
+    VerifyAtPageSize(result, result.mapping);
+  } else if (auto census = pmstore::mapping::VerifyMapping(start, range); census.ok()) {
     result.mapping.verified = true;
     result.mapping.census = *census;
   } else {
     result.mapping.verify_error = std::string(census.status().message());
   }
   result.numa.placement = SamplePagePlacement(start, range);
+  if (mapping_->dax()) AttributeDaxPages(result.numa.placement);
+}
+
+// One page size means every present byte is mapped at it; what remains is
+// which bytes are present. On hugetlbfs the page tables say (PAGEMAP_SCAN,
+// else smaps' hugetlb lines), though not at which size. Device DAX has no
+// such reader here (PAGEMAP_SCAN came in 6.7; smaps does not see DAX), but
+// it needs none: its driver maps whatever is touched at its align or raises
+// SIGBUS, so the present bytes are the touched ones. The fault count is the
+// check on the page size: about one fault per page.
+void Worker::VerifyAtPageSize(const WorkerResult& result, MappingOutcome& mapping) const {
+  const uint64_t page = ctx_.fixed.page_size;
+  const uint64_t range = blocks_ * job_.bs;
+  const char* start = mapping_->address() + base_offset_;
+  PageSizeEvidence evidence;
+  evidence.page_size = page;
+  evidence.backing = ctx_.fixed.What(result.file);
+  evidence.faults = faults_while_measuring_;
+  uint64_t present = 0;
+  if (ctx_.fixed.devdax) {
+    // A first pass that ran to its end touched every block.
+    const uint64_t touched = result.total.bytes_accessed >= range ? range : result.total.bytes_accessed;
+    present = std::min(range, pmstore::base::RoundUp(touched, page));
+    evidence.presence = "touched";
+  } else {
+    auto census = pmstore::mapping::VerifyMapping(start, range);
+    if (!census.ok()) {
+      mapping.verify_error = std::string(census.status().message());
+      return;
+    }
+    present = census->pmd_bytes + census->pte_bytes;
+    evidence.presence = std::string(pmstore::mapping::VerifyMethodName(census->method));
+  }
+  // Pages of `page` that the present bytes span, from the range's start in the file.
+  const uint64_t first = base_offset_ / page * page;
+  evidence.expected_faults = present == 0 ? 0 : (pmstore::base::RoundUp(base_offset_ + present, page) - first) / page;
+  mapping.verified = true;
+  mapping.census = pmstore::mapping::CensusAtPageSize(present, page);
+  mapping.page_size = evidence;
+}
+
+void Worker::AttributeDaxPages(PagePlacement& placement) const {
+  if (ctx_.fixed.devdax) {
+    AttributeToDaxDevice(placement, ctx_.fixed.devdax->numa_node, ctx_.fixed.devdax->name);
+    return;
+  }
+  struct stat st {};
+  if (fstat(file_->fd(), &st) != 0) return;
+  const BlockFacts block = ReadBlockFacts(st.st_dev);
+  if (!block.device.empty()) AttributeToDaxDevice(placement, block.numa_node, block.device);
 }
 
 // The steps that touch the mapping, run under RunUnlessBusError.

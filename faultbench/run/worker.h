@@ -12,6 +12,7 @@
 
 #include "faultbench/numa/numa_policy.h"
 #include "faultbench/result/worker_result.h"
+#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {
@@ -21,6 +22,9 @@ struct WorkerContext {
   int job_index = 0;
   int worker_index = 0;
   ResolvedNuma numa;
+  // What backs the job's file, where it fixes the page size (device DAX,
+  // hugetlbfs): how much to map and how to verify it. Read once per job.
+  FixedPageSize fixed;
   bool use_tsc = false;
   // Shared-file jobs: worker 0 creates the file, then counts this down;
   // the others wait for it. Null for one file per worker.

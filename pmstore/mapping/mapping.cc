@@ -69,6 +69,13 @@ uint64_t IntentAlignment(PageIntent intent) {
   return intent == PageIntent::kPud ? base::kGiantPageSize : kHugePageSize;
 }
 
+std::optional<PageIntent> IntentOfPageSize(uint64_t page_size) {
+  for (PageIntent intent : {PageIntent::kPte, PageIntent::kPmd, PageIntent::kPud}) {
+    if (IntentPageSize(intent) == page_size) return intent;
+  }
+  return std::nullopt;
+}
+
 uint64_t IntentPageSize(PageIntent intent) {
   switch (intent) {
     case PageIntent::kPte: return kPageSize;
@@ -94,8 +101,11 @@ absl::StatusOr<PageIntent> ParsePageIntent(std::string_view name) {
 
 absl::StatusOr<Engine> ParseEngine(std::string_view name) {
   if (name == "mmap") return Engine::kMmap;
-  if (name == "pmem2" || name == "libpmem") return Engine::kPmem2;
-  return absl::InvalidArgumentError(absl::StrCat("unknown engine '", std::string(name), "': use mmap or pmem2"));
+  // fio's dev-dax engine copies writes with libpmem's memcpy_persist; the
+  // device itself comes from the file name (/dev/daxX.Y), not the engine.
+  if (name == "pmem2" || name == "libpmem" || name == "dev-dax") return Engine::kPmem2;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown engine '", std::string(name), "': use mmap, pmem2 (fio's libpmem) or dev-dax"));
 }
 
 absl::StatusOr<std::unique_ptr<Mapping>> Mapping::Create(const PoolFile& file, const MapOptions& options) {

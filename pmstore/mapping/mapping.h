@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -46,6 +47,8 @@ std::string_view PageIntentName(PageIntent intent);  // "pmd", "pte", "auto", "p
 uint64_t IntentAlignment(PageIntent intent);
 // The entry size an intent asks for: 4 KiB, 2 MiB, 1 GiB; 0 for kAuto.
 uint64_t IntentPageSize(PageIntent intent);
+// The intent that asks for `page_size`; nullopt for a size none asks for.
+std::optional<PageIntent> IntentOfPageSize(uint64_t page_size);
 std::string_view EngineName(Engine engine);          // "mmap", "pmem2"
 absl::StatusOr<PageIntent> ParsePageIntent(std::string_view name);
 absl::StatusOr<Engine> ParseEngine(std::string_view name);
