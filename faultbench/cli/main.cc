@@ -54,6 +54,9 @@ ABSL_FLAG(int, repeat, 3, "compare: runs per variant");
 ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reproduces 4 KiB carryover)");
 ABSL_FLAG(std::string, plot, "", "compare: write an SVG bar chart (median, min-max) to this file");
 ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to this file (the report still goes to --output)");
+ABSL_FLAG(bool, numa_matrix, false,
+          "compare: run every (CPU node, memory node) pair (on DAX: CPU node x the device) and print the matrix; "
+          "--plot draws it as a heatmap");
 
 namespace {
 
@@ -116,7 +119,7 @@ const std::vector<Subcommand>& Subcommands() {
        "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
        Flags({kFioWorkloadFlags, kEngineFlags, kNumaFlags, kOutputFlags,
-              {"modes", "engines", "numa-sets", "repeat", "reuse-file", "plot", "save-json"}})},
+              {"modes", "engines", "numa-sets", "numa-matrix", "repeat", "reuse-file", "plot", "save-json"}})},
   };
   return kSubcommands;
 }
@@ -195,6 +198,7 @@ int Compare(const std::vector<std::string>& args) {
   config.save_json_path = absl::GetFlag(FLAGS_save_json);
   config.repeat = absl::GetFlag(FLAGS_repeat);
   config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
+  config.numa_matrix = absl::GetFlag(FLAGS_numa_matrix);
   config.modes.clear();
   for (absl::string_view mode : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',', absl::SkipWhitespace())) {
     auto intent = pmstore::mapping::ParsePageIntent(std::string_view(mode.data(), mode.size()));
