@@ -9,7 +9,9 @@
 #    it. The ext4 ctest boot runs it; the file is small because long runs
 #    of 4 KiB DAX faults have hung the 6.1 guest under TCG on a busy host
 #    (doc/DAX-VM.md);
-#  - with DAX_VM_NUMA=1, --cpunodebind=block:pmem0 runs on node 1's CPUs.
+#  - with DAX_VM_NUMA=1, --cpunodebind=block:pmem0 runs on node 1's CPUs,
+#    and compare --numa-matrix is CPU node x pmem0, its pages on pmem0's
+#    node (sysfs) in every cell, exact.
 # Prints `dax-measure:` lines with the counts (doc/DAX-VM.md).
 set -u
 fb=$1
@@ -87,6 +89,16 @@ if [ "${DAX_VM_NUMA:-0}" = 1 ]; then
   fbrun "$out/numa.json" --name=numa --size=8M --rw=write --mapping=pmd --fresh-file --cpunodebind=block:pmem0
   measure "cpunodebind=block:pmem0" "$out/numa.json"
   check "numa: workers on node 1's CPUs [$node1]" "$out/numa.json" ".jobs[0].faultbench.numa.cpus == [$node1]"
+  # DAX pages are pmem0's wherever the policy points: CPU node x the device.
+  if "$fb" compare --directory="$dir" --name=matrix --size=4M --rw=write --modes=pmd --repeat=1 --numa-matrix --unlink \
+       --save-json="$out/matrix.json" >"$out/matrix.txt" 2>&1; then
+    sed -n '/^NUMA matrix/,$p' "$out/matrix.txt"
+    jq -rc '.numa_matrix.matrices[0].cells[] | "dax-measure: fsdax numa-matrix cell cpu=\(.cpu_node) mem=\(.mem_node) cpus=\(.cpus) page_nodes=\(.page_nodes) source=\(.page_nodes_source) exact=\(.exact)"' "$out/matrix.json"
+    check "numa-matrix on fsdax: CPU node x pmem0 (node 1), exact in every cell" "$out/matrix.json" \
+      '.numa_matrix.dax_device == "pmem0" and .numa_matrix.mem_nodes == [1] and .numa_matrix.marks["1"] == "block:pmem0" and (.numa_matrix.matrices[0].cells | length) == 2 and .numa_matrix.matrices[0].all_exact and ([.numa_matrix.matrices[0].cells[].page_nodes_source | startswith("device pmem0")] | all)'
+  else
+    echo "FAIL: compare --numa-matrix on $dir"; cat "$out/matrix.txt"; failed=1
+  fi
 fi
 
 rm -rf "$out" "$dir"
