@@ -19,7 +19,7 @@ ABSL_FLAG(bool, json, false, "doctor: print the report as JSON instead of text")
 
 // --- run and compare: fio's names and meanings ------------------------------
 ABSL_FLAG(std::string, name, "faultbench", "run: job name (files are DIR/NAME.JOB.0, as fio names them)");
-ABSL_FLAG(std::string, filename, "", "run: the file to map (exclusive with --directory)");
+ABSL_FLAG(std::string, filename, "", "run: the file to map, or a device DAX device /dev/daxX.Y (exclusive with --directory)");
 ABSL_FLAG(std::string, directory, "", "run: directory for the job's files (one per --numjobs worker)");
 ABSL_FLAG(std::string, size, "", "run: bytes per job, e.g. 256M, 1G (required without a job file)");
 ABSL_FLAG(std::string, bs, "4k", "run: block size of each I/O");
@@ -34,8 +34,12 @@ ABSL_FLAG(std::string, ramp_time, "", "run: run this long before measuring");
 ABSL_FLAG(uint64_t, randseed, 0x89, "run: seed of the random block order (fio's default 137)");
 ABSL_FLAG(bool, unlink, false, "run: delete the job's files when the run is done (compare: after the last run)");
 // --- run and compare: faultbench's own ------------------------------------------
-ABSL_FLAG(std::string, mapping, "auto", "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible) or auto (as fio)");
-ABSL_FLAG(std::string, engine, "mmap", "run: mmap (memcpy) or pmem2 (libpmem2 memcpy + persist, like fio's libpmem)");
+ABSL_FLAG(std::string, mapping, "auto",
+          "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible), pud (1 GiB aligned: hugetlbfs pagesize=1G, "
+          "device DAX align=1G) or auto (as fio)");
+ABSL_FLAG(std::string, engine, "mmap",
+          "run: mmap (memcpy) or pmem2 (libpmem2 memcpy + persist, like fio's libpmem; dev-dax is the same, as fio's "
+          "dev-dax engine)");
 ABSL_FLAG(bool, map_sync, false, "run: require MAP_SYNC (DAX files only)");
 ABSL_FLAG(bool, prefault, false, "run: populate every page first, then measure steady state");
 ABSL_FLAG(bool, fresh_file, false, "run: delete and recreate the file first, so no mapping state carries over");
@@ -47,7 +51,8 @@ ABSL_FLAG(std::string, interleave, "", "run: interleave pages over these nodes")
 ABSL_FLAG(std::string, output_format, "normal", "run, compare: normal, json or csv (compare: normal or json)");
 ABSL_FLAG(std::string, output, "", "run, compare: write the report to this file instead of stdout");
 // --- compare ------------------------------------------------------------------
-ABSL_FLAG(std::string, modes, "pte,pmd", "compare: mapping modes to run (pte, pmd, auto)");
+ABSL_FLAG(std::string, modes, "pte,pmd",
+          "compare: mapping modes to run (pte, pmd, pud, auto); modes the backing cannot give are named, not run");
 ABSL_FLAG(std::string, engines, "", "compare: engines to run (mmap, pmem2); default: --engine");
 ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g. 'membind=0;membind=1'");
 ABSL_FLAG(int, repeat, 3, "compare: runs per variant");
@@ -89,8 +94,12 @@ const std::vector<Subcommand>& Subcommands() {
        "methods work here, and the PAT memtype of a pmem range. Ends with\n"
        "'PMD mappings possible here: yes|no' and, for each blocker, the command that\n"
        "fixes it. PATH may be a file or a directory (the file system of a directory\n"
-       "is examined; FIEMAP needs a file).\n\n"
-       "Examples:\n  faultbench doctor /mnt/pmem0\n  faultbench doctor --json /dev/shm/test.dat\n\n"
+       "is examined; FIEMAP needs a file), or a device DAX device: then the report is\n"
+       "the device's (size, align, namespace and mode, NUMA node; page cache and\n"
+       "extents do not apply). On hugetlbfs it shows the mount's page size and the\n"
+       "pool of it, with the command that reserves pages.\n\n"
+       "Examples:\n  faultbench doctor /mnt/pmem0\n  faultbench doctor --json /dev/shm/test.dat\n"
+       "  faultbench doctor /dev/dax0.0\n  faultbench doctor /mnt/huge1g\n\n"
        "Exit status: 0 report printed, 2 bad usage or PATH does not exist.",
        {"json"}},
       {"run", "run [flags] [JOB.fio]",
@@ -100,9 +109,12 @@ const std::vector<Subcommand>& Subcommands() {
        "and reads back after the run which mapping the kernel really gave (PMD vs PTE bytes),\n"
        "the faults it took (getrusage), where its pages live (move_pages), and dTLB misses\n"
        "where the PMU allows. JOB.fio: a fio job file ([global] + sections); flags given on\n"
-       "the command line are the defaults beneath it.\n\n"
+       "the command line are the defaults beneath it. --filename=/dev/daxX.Y maps a device\n"
+       "DAX device (as fio's dev-dax engine); on it and on hugetlbfs the page size is the\n"
+       "backing's (align, pagesize), and another --mapping is a one-line error.\n\n"
        "Examples:\n"
        "  faultbench run --directory=/mnt/t --size=1G --rw=randrw --mapping=pmd\n"
+       "  faultbench run --filename=/dev/dax0.0 --size=1G --rw=randwrite --mapping=pud\n"
        "  faultbench run --filename=/dev/shm/f --size=256M --rw=randread --prefault --output-format=json\n"
        "  faultbench run --cpunodebind=block:pmem0 --preferred=block:pmem0 test.fio\n\n"
        "Exit status: 0 done, 1 a worker failed, 2 bad usage (flag, job file, missing directory,\n"
@@ -115,8 +127,12 @@ const std::vector<Subcommand>& Subcommands() {
        "Takes run's workload flags. Each variant (mode x engine x NUMA set) runs --repeat times on a\n"
        "fresh file, in alternating order; the table shows medians with the min-max spread, and the\n"
        "verdict calls a difference only when the spreads do not overlap.\n\n"
-       "Example:\n"
-       "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n\n"
+       "--numa-matrix runs every (CPU node, memory node) pair instead of --numa-sets and\n"
+       "prints the matrix with each cell's verified placement (on DAX: CPU node x the\n"
+       "device); --plot then draws a heatmap.\n\n"
+       "Examples:\n"
+       "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n"
+       "  faultbench compare --directory=/mnt/t --size=256M --rw=randread --numa-matrix --plot=matrix.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
        Flags({kFioWorkloadFlags, kEngineFlags, kNumaFlags, kOutputFlags,
               {"modes", "engines", "numa-sets", "numa-matrix", "repeat", "reuse-file", "plot", "save-json"}})},
@@ -229,7 +245,7 @@ int Dispatch(const std::string& name, const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   return pmstore::base::RunMain(argc, argv, "faultbench",
                                 "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
-                                "files with 4 KiB (PTE) or 2 MiB (PMD) mappings, NUMA-pinned, and verifies which\n"
-                                "mapping the kernel really gave.",
+                                "files, device DAX and hugetlbfs with 4 KiB (PTE), 2 MiB (PMD) or 1 GiB (PUD)\n"
+                                "mappings, NUMA-pinned, and verifies which mapping the kernel really gave.",
                                 Subcommands(), Dispatch);
 }

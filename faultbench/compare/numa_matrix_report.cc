@@ -1,5 +1,8 @@
 #include "faultbench/compare/numa_matrix_report.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "faultbench/compare/compare_report.h"
@@ -41,17 +44,26 @@ std::string NumaMatrixText(const CompareConfig& config, const NumaMatrixOutcome&
   for (const NumaMatrix& m : outcome.matrices) {
     absl::StrAppendFormat(&out, "\nNUMA matrix, %s: median IOPS, p50, faults/MiB, placement (%s)\n", m.variant,
                           m.AllExact() ? "exact in every cell" : "NOT exact in every cell");
-    absl::StrAppendFormat(&out, "%-24s", absl::StrCat("cpu \\ ", ColumnAxis(plan)));
-    for (int mem : plan.mem_nodes) absl::StrAppendFormat(&out, " | %-46s", ColumnLabel(plan, mem));
-    absl::StrAppend(&out, "\n");
+    // Rows of text first, then every column as wide as its widest entry.
+    std::vector<std::vector<std::string>> rows = {{absl::StrCat("cpu \\ ", ColumnAxis(plan))}};
+    for (int mem : plan.mem_nodes) rows[0].push_back(ColumnLabel(plan, mem));
     for (int cpu : plan.cpu_nodes) {
-      absl::StrAppendFormat(&out, "%-24s", NodeLabel(plan, cpu));
+      std::vector<std::string> row = {NodeLabel(plan, cpu)};
       for (int mem : plan.mem_nodes) {
         const MatrixCell* c = CellAt(m, cpu, mem);
-        absl::StrAppendFormat(&out, " | %-46s",
-                              c == nullptr ? "not run"
-                                           : absl::StrFormat("%8.0f %7.0f ns %7.2f %s", c->iops.median,
-                                                             c->p50_ns.median, c->faults_per_mib.median, c->placement));
+        row.push_back(c == nullptr ? "not run"
+                                   : absl::StrFormat("%.0f IOPS %.0f ns %.2f/MiB %s", c->iops.median,
+                                                     c->p50_ns.median, c->faults_per_mib.median, c->placement));
+      }
+      rows.push_back(std::move(row));
+    }
+    std::vector<size_t> widths(rows[0].size(), 0);
+    for (const auto& row : rows) {
+      for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    }
+    for (const auto& row : rows) {
+      for (size_t i = 0; i < row.size(); ++i) {
+        absl::StrAppendFormat(&out, "%s%-*s", i == 0 ? "" : " | ", i + 1 == row.size() ? 0 : widths[i], row[i]);
       }
       absl::StrAppend(&out, "\n");
     }
@@ -105,7 +117,7 @@ std::string NumaMatrixSvg(const CompareConfig& config, const NumaMatrixOutcome& 
   for (const std::string& line : outcome.comparison.taint) {
     if (line.starts_with("hypervisor")) h.subtitles.push_back(line.substr(0, line.find(" (")));
   }
-  h.footer = "shade: median IOPS (darker is more); red border: pages or workers not where the cell asked";
+  h.footer = "shade: median IOPS, in proportion to the panel's highest; red border: pages or workers not where the cell asked";
   for (const NumaMatrix& m : outcome.matrices) {
     HeatmapPanel p;
     p.title = absl::StrCat(m.variant, m.AllExact() ? ": placement exact in every cell" : ": placement NOT exact");

@@ -18,7 +18,8 @@ using svg::TextWidth;
 
 constexpr int kCellPadding = 10, kMinCell = 110;
 
-// From #eef3fa (low) to #1f4e8c (high); text turns white past the middle.
+// From #eef3fa (zero) to #1f4e8c (the panel's highest); text turns white
+// past the middle.
 std::string Shade(double t) {
   const auto mix = [&](int lo, int hi) { return static_cast<int>(lo + (hi - lo) * t + 0.5); };
   return absl::StrFormat("#%02x%02x%02x", mix(0xee, 0x1f), mix(0xf3, 0x4e), mix(0xfa, 0x8c));
@@ -71,14 +72,9 @@ int DrawPanel(const HeatmapPanel& p, const Layout& l, int top, std::string& svg)
                           Escape(p.column_labels[c]));
   }
   top += kLineHeight + 2;
-  double lo = 0, hi = 0;
-  bool any = false;
+  double hi = 0;
   for (const auto& row : p.cells) {
-    for (const HeatmapCell& c : row) {
-      lo = any ? std::min(lo, c.value) : c.value;
-      hi = any ? std::max(hi, c.value) : c.value;
-      any = true;
-    }
+    for (const HeatmapCell& c : row) hi = std::max(hi, c.value);
   }
   for (size_t r = 0; r < p.cells.size(); ++r) {
     const int y = top + static_cast<int>(r) * l.cell_height;
@@ -88,7 +84,7 @@ int DrawPanel(const HeatmapPanel& p, const Layout& l, int top, std::string& svg)
     }
     for (size_t c = 0; c < p.cells[r].size(); ++c) {
       const HeatmapCell& cell = p.cells[r][c];
-      const double t = hi > lo ? (cell.value - lo) / (hi - lo) : 0.5;
+      const double t = hi > 0 ? std::clamp(cell.value / hi, 0.0, 1.0) : 0;
       const int x = x0 + static_cast<int>(c) * l.cell_width;
       absl::StrAppendFormat(&svg,
                             "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"%s\" "

@@ -10,7 +10,7 @@
 namespace faultbench {
 
 struct HeatmapCell {
-  double value = 0;                // shades the cell: darker is higher, within its panel
+  double value = 0;                // shades the cell: its share of the panel's highest value
   std::vector<std::string> lines;  // text in the cell, first line largest
   bool flagged = false;            // drawn with a red border (e.g. pages not where asked)
 };
@@ -32,7 +32,8 @@ struct Heatmap {
 };
 
 // Cells are as wide as their longest line needs; a panel's shades run from
-// its lowest value (lightest) to its highest (darkest).
+// zero (lightest) to its highest value (darkest), in proportion, so cells
+// within a few percent of each other look alike.
 std::string RenderHeatmapSvg(const Heatmap& heatmap);
 
 }  // namespace faultbench

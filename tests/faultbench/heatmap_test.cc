@@ -30,7 +30,7 @@ std::vector<std::string> Fills(const std::string& svg) {
   return fills;
 }
 
-TEST(Heatmap, OneShadedCellPerPairDarkerForHigherValues) {
+TEST(Heatmap, OneShadedCellPerPairInProportionToThePanelsHighest) {
   const std::string svg = RenderHeatmapSvg(TwoByTwo());
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   const std::vector<std::string> fills = Fills(svg);
@@ -44,8 +44,8 @@ TEST(Heatmap, OneShadedCellPerPairDarkerForHigherValues) {
   EXPECT_GT(lightness(fills[0]), lightness(fills[2]));  // 100 lighter than 200
   EXPECT_GT(lightness(fills[2]), lightness(fills[3]));  // 200 lighter than 300
   EXPECT_GT(lightness(fills[3]), lightness(fills[1]));  // 300 lighter than 400
-  EXPECT_EQ(fills[0], "#eef3fa");
-  EXPECT_EQ(fills[1], "#1f4e8c");
+  EXPECT_EQ(fills[1], "#1f4e8c") << "the highest is the darkest";
+  EXPECT_EQ(fills[0], "#bacadf") << "100 of 400: a quarter of the way from white-blue to the darkest";
 }
 
 TEST(Heatmap, LabelsEscapedAndFlaggedCellsOutlinedInRed) {
