@@ -9,15 +9,13 @@
 // files, and so its pages, go first.
 #pragma once
 
-#include <sys/mount.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+
+#include "support/scratch_mount.h"
 
 class HugePageReservation {
  public:
@@ -66,37 +64,25 @@ class HugePageReservation {
   int64_t added_ = 0;
 };
 
-class HugetlbfsMount {
+// A hugetlbfs mount of `page_size` pages (scratch_mount.h).
+class HugetlbfsMount : public ScratchMount {
  public:
-  explicit HugetlbfsMount(uint64_t page_size) {
-    char dir[] = "/tmp/hugetlbfs-test-XXXXXX";
-    if (mkdtemp(dir) == nullptr) {
-      why_ = std::string("mkdtemp: ") + std::strerror(errno);
-      return;
-    }
-    dir_ = dir;
-    const std::string options = "pagesize=" + std::to_string(page_size >> 10) + "K";
-    if (mount("none", dir, "hugetlbfs", 0, options.c_str()) != 0) {
-      why_ = "cannot mount hugetlbfs -o " + options + " (" + std::strerror(errno) + "; needs root)";
-      return;
-    }
-    mounted_ = true;
-  }
-  ~HugetlbfsMount() {
-    if (mounted_) umount2(dir_.c_str(), MNT_DETACH);
-    if (!dir_.empty()) rmdir(dir_.c_str());
-  }
-  HugetlbfsMount(const HugetlbfsMount&) = delete;
-  HugetlbfsMount& operator=(const HugetlbfsMount&) = delete;
+  explicit HugetlbfsMount(uint64_t page_size)
+      : ScratchMount("hugetlbfs", "pagesize=" + std::to_string(page_size >> 10) + "K") {}
+};
 
-  bool ok() const { return mounted_; }
-  const std::string& why() const { return why_; }
-  const std::string& dir() const { return dir_; }
+// Both at once, in the order they must be undone: `pages` reserved, then a
+// mount of that page size whose files use them. ok() when both are.
+class HugetlbfsWithPages {
+ public:
+  HugetlbfsWithPages(uint64_t page_size, uint64_t pages) : pool_(page_size, pages), mount_(page_size) {}
+  bool ok() const { return pool_.ok() && mount_.ok(); }
+  const std::string& why() const { return pool_.ok() ? mount_.why() : pool_.why(); }
+  const std::string& dir() const { return mount_.dir(); }
 
  private:
-  std::string dir_;
-  std::string why_;
-  bool mounted_ = false;
+  HugePageReservation pool_;
+  HugetlbfsMount mount_;
 };
 
 #define SKIP_UNLESS_OK(x) \
