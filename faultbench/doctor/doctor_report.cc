@@ -75,6 +75,10 @@ void FileRows(const DoctorReport& r, const Row& row) {
   if (r.fixed.hugetlbfs) {
     row("hugetlbfs pagesize", FormatBytes(r.fixed.hugetlbfs->page_size));
     row("huge page pool", PoolLine(*r.fixed.hugetlbfs));
+    if (r.fixed.hugetlbfs->pool) {
+      row("reserve pages", absl::StrCat("echo N > ", r.fixed.hugetlbfs->pool->sysfs_dir,
+                                        "/nr_hugepages   (as root; N: the pool's new size)"));
+    }
     if (r.fixed.hugetlbfs->limit_pages) {
       row("mount size=", absl::StrCat(*r.fixed.hugetlbfs->limit_pages, " pages, ",
                                       r.fixed.hugetlbfs->mount_free_pages.value_or(0), " free"));
@@ -151,7 +155,8 @@ std::string RenderJson(const DoctorReport& r) {
     if (h.pool) {
       pool = {{"nr_hugepages", h.pool->nr},        {"free_hugepages", h.pool->free},
               {"resv_hugepages", h.pool->reserved}, {"surplus_hugepages", h.pool->surplus},
-              {"available", h.pool->Available()},  {"sysfs", h.pool->sysfs_dir}};
+              {"available", h.pool->Available()},  {"sysfs", h.pool->sysfs_dir},
+              {"reserve_command", absl::StrCat("echo N > ", h.pool->sysfs_dir, "/nr_hugepages")}};
     }
     j["hugetlbfs"] = {{"mount_point", h.mount_point},
                       {"pagesize", h.page_size},

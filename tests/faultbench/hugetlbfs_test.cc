@@ -59,9 +59,7 @@ void ExpectOneLineError(const Result& r, const std::string& mentions) {
 }
 
 TEST(Hugetlbfs, TwoMiBPagesAreVerifiedByPageSizeWithOneFaultPerPage) {
-  HugePageReservation pool(k2MiB, 8);
-  SKIP_UNLESS_OK(pool);
-  HugetlbfsMount mount(k2MiB);
+  HugetlbfsWithPages mount(k2MiB, 8);
   SKIP_UNLESS_OK(mount);
   Result r = Faultbench("run --filename=" + mount.dir() + "/f --size=16M --rw=write --mapping=pmd --output-format=json");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -83,9 +81,7 @@ TEST(Hugetlbfs, TwoMiBPagesAreVerifiedByPageSizeWithOneFaultPerPage) {
 }
 
 TEST(Hugetlbfs, OneGiBPagesAreVerifiedAsPudByPageSize) {
-  HugePageReservation pool(k1GiB, 1);
-  SKIP_UNLESS_OK(pool);
-  HugetlbfsMount mount(k1GiB);
+  HugetlbfsWithPages mount(k1GiB, 1);
   SKIP_UNLESS_OK(mount);
   Result r = Faultbench("run --filename=" + mount.dir() + "/f --size=64M --rw=write --mapping=pud --output-format=json");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -96,7 +92,9 @@ TEST(Hugetlbfs, OneGiBPagesAreVerifiedAsPudByPageSize) {
   EXPECT_EQ(m.at("differs_from_request"), false);
   EXPECT_EQ(m.at("page_size_evidence").at("page_size"), k1GiB);
   EXPECT_EQ(m.at("page_size_evidence").at("expected_faults"), 1);
-  if (!kShadowFaults) EXPECT_EQ(m.at("page_size_evidence").at("faults"), 1) << "one fault for the whole GiB";
+  if (!kShadowFaults) {
+    EXPECT_EQ(m.at("page_size_evidence").at("faults"), 1) << "one fault for the whole GiB";
+  }
   // The same in the text report.
   Result text = Faultbench("run --filename=" + mount.dir() + "/f --size=64M --rw=read --mapping=pud");
   ASSERT_EQ(text.status, 0) << text.err;
@@ -105,9 +103,7 @@ TEST(Hugetlbfs, OneGiBPagesAreVerifiedAsPudByPageSize) {
 }
 
 TEST(Hugetlbfs, ARunNeedingMoreThanTheFreePoolIsAOneLineErrorBeforeAnythingIsMapped) {
-  HugePageReservation pool(k2MiB, 2);
-  SKIP_UNLESS_OK(pool);
-  HugetlbfsMount mount(k2MiB);
+  HugetlbfsWithPages mount(k2MiB, 2);
   SKIP_UNLESS_OK(mount);
   // One page more than the pool can give, whatever others hold in it now.
   const std::string pool_dir = "/sys/kernel/mm/hugepages/hugepages-2048kB/";
@@ -125,9 +121,7 @@ TEST(Hugetlbfs, ARunNeedingMoreThanTheFreePoolIsAOneLineErrorBeforeAnythingIsMap
 }
 
 TEST(Hugetlbfs, AMappingOfAnotherPageSizeIsRefused) {
-  HugePageReservation pool(k2MiB, 2);
-  SKIP_UNLESS_OK(pool);
-  HugetlbfsMount mount(k2MiB);
+  HugetlbfsWithPages mount(k2MiB, 2);
   SKIP_UNLESS_OK(mount);
   ExpectOneLineError(Faultbench("run --filename=" + mount.dir() + "/f --size=4M --mapping=pte"),
                      "maps every page at 2.0 MiB: use --mapping=pmd or --mapping=auto");
@@ -136,14 +130,15 @@ TEST(Hugetlbfs, AMappingOfAnotherPageSizeIsRefused) {
 }
 
 TEST(Hugetlbfs, DoctorReportsThePoolAndTheCommandThatReservesPages) {
-  HugePageReservation pool(k2MiB, 3);
-  SKIP_UNLESS_OK(pool);
-  HugetlbfsMount mount(k2MiB);
+  HugetlbfsWithPages mount(k2MiB, 3);
   SKIP_UNLESS_OK(mount);
   Result text = Faultbench("doctor " + mount.dir());
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("hugetlbfs pagesize   2.0 MiB"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("huge page pool       nr_hugepages="), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("reserve pages        echo N > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("One page size here: 2.0 MiB"), std::string::npos) << text.out;
   Result json = Faultbench("doctor --json " + mount.dir());
   ASSERT_EQ(json.status, 0) << json.err;
@@ -170,9 +165,7 @@ TEST(Hugetlbfs, DoctorOnAnEmptyPoolGivesTheReserveCommand) {
 }
 
 TEST(Hugetlbfs, CompareRunsTheMountsPageSizeAndNamesTheModesItCannotRun) {
-  HugePageReservation pool(k2MiB, 4);
-  SKIP_UNLESS_OK(pool);
-  HugetlbfsMount mount(k2MiB);
+  HugetlbfsWithPages mount(k2MiB, 4);
   SKIP_UNLESS_OK(mount);
   Result r = Faultbench("compare --directory=" + mount.dir() + " --size=4M --rw=randread --modes=pte,pmd,pud --repeat=1 --unlink");
   ASSERT_EQ(r.status, 0) << r.err;
