@@ -34,6 +34,8 @@ fbrun() {  # OUT-FILE ARGS...
   fi
 }
 m='.jobs[0].faultbench.mapping'
+# shellcheck source=tests/dax/numa_matrix.sh
+. "$(dirname "$0")/numa_matrix.sh"
 numa_only=0
 carryover=0
 [ "${2:-}" = --numa-only ] && numa_only=1
@@ -90,15 +92,9 @@ if [ "${DAX_VM_NUMA:-0}" = 1 ]; then
   measure "cpunodebind=block:pmem0" "$out/numa.json"
   check "numa: workers on node 1's CPUs [$node1]" "$out/numa.json" ".jobs[0].faultbench.numa.cpus == [$node1]"
   # DAX pages are pmem0's wherever the policy points: CPU node x the device.
-  if "$fb" compare --directory="$dir" --name=matrix --size=4M --rw=write --modes=pmd --repeat=1 --numa-matrix --unlink \
-       --save-json="$out/matrix.json" >"$out/matrix.txt" 2>&1; then
-    sed -n '/^NUMA matrix/,$p' "$out/matrix.txt"
-    jq -rc '.numa_matrix.matrices[0].cells[] | "dax-measure: fsdax numa-matrix cell cpu=\(.cpu_node) mem=\(.mem_node) cpus=\(.cpus) page_nodes=\(.page_nodes) source=\(.page_nodes_source) exact=\(.exact)"' "$out/matrix.json"
-    check "numa-matrix on fsdax: CPU node x pmem0 (node 1), exact in every cell" "$out/matrix.json" \
-      '.numa_matrix.dax_device == "pmem0" and .numa_matrix.mem_nodes == [1] and .numa_matrix.marks["1"] == "block:pmem0" and (.numa_matrix.matrices[0].cells | length) == 2 and .numa_matrix.matrices[0].all_exact and ([.numa_matrix.matrices[0].cells[].page_nodes_source | startswith("device pmem0")] | all)'
-  else
-    echo "FAIL: compare --numa-matrix on $dir"; cat "$out/matrix.txt"; failed=1
-  fi
+  numa_matrix fsdax "numa-matrix on fsdax: CPU node x pmem0 (node 1), exact in every cell" \
+    '.numa_matrix.dax_device == "pmem0" and .numa_matrix.mem_nodes == [1] and .numa_matrix.marks["1"] == "block:pmem0" and (.numa_matrix.matrices[0].cells | length) == 2 and .numa_matrix.matrices[0].all_exact and ([.numa_matrix.matrices[0].cells[].page_nodes_source | startswith("device pmem0")] | all)' \
+    --directory="$dir" --name=matrix --size=4M --rw=write --modes=pmd --unlink
 fi
 
 rm -rf "$out" "$dir"

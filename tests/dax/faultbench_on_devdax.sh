@@ -39,6 +39,8 @@ case "$align" in
   *) echo "FAIL: align $align is neither 2M nor 1G"; exit 1 ;;
 esac
 m='.jobs[0].faultbench.mapping'
+# shellcheck source=tests/dax/numa_matrix.sh
+. "$(dirname "$0")/numa_matrix.sh"
 
 # doctor
 "$fb" doctor "$DAX_DEV" >"$out/doctor.txt" || bad "doctor $DAX_DEV exit $?"
@@ -112,27 +114,15 @@ else
 fi
 
 if [ "${DAX_VM_NUMA:-0}" = 1 ]; then
-  if "$fb" compare --filename="$DAX_DEV" --size=8M --rw=randread --modes=$mapping --repeat=1 --numa-matrix \
-       --save-json="$out/matrix.json" >"$out/matrix.txt" 2>&1; then
-    sed -n '/^NUMA matrix/,$p' "$out/matrix.txt"
-    jq -rc '.numa_matrix.matrices[0].cells[] | "dax-measure: devdax numa-matrix cell cpu=\(.cpu_node) mem=\(.mem_node) cpus=\(.cpus) page_nodes=\(.page_nodes) source=\(.page_nodes_source) exact=\(.exact)"' "$out/matrix.json"
-    check "numa-matrix on device DAX: CPU node x the device, exact in every cell" "$out/matrix.json" \
-      ".numa_matrix.dax_device == \"$name\" and .numa_matrix.mem_nodes == [$node] and .numa_matrix.marks[\"$node\"] == \"$name\" and (.numa_matrix.matrices[0].cells | length) == (.numa_matrix.cpu_nodes | length) and .numa_matrix.matrices[0].all_exact"
-  else
-    bad "compare --numa-matrix on $DAX_DEV"; cat "$out/matrix.txt"
-  fi
+  numa_matrix devdax "numa-matrix on device DAX: CPU node x the device, exact in every cell" \
+    ".numa_matrix.dax_device == \"$name\" and .numa_matrix.mem_nodes == [$node] and .numa_matrix.marks[\"$node\"] == \"$name\" and (.numa_matrix.matrices[0].cells | length) == (.numa_matrix.cpu_nodes | length) and .numa_matrix.matrices[0].all_exact" \
+    --filename="$DAX_DEV" --size=8M --rw=randread --modes=$mapping
   if [ "$align" = 2097152 ]; then
     # A tmpfs file: pages from the page allocator, where --membind puts them.
     mkdir -p "$out/tmpfs"
-    if "$fb" compare --directory="$out/tmpfs" --size=8M --rw=randread --modes=pte --repeat=1 --numa-matrix --unlink \
-         --save-json="$out/tmpfs.json" >"$out/tmpfs.txt" 2>&1; then
-      sed -n '/^NUMA matrix/,$p' "$out/tmpfs.txt"
-      jq -rc '.numa_matrix.matrices[0].cells[] | "dax-measure: tmpfs numa-matrix cell cpu=\(.cpu_node) mem=\(.mem_node) cpus=\(.cpus) page_nodes=\(.page_nodes) exact=\(.exact)"' "$out/tmpfs.json"
-      check "numa-matrix on tmpfs: 2 x 2, exact in every cell" "$out/tmpfs.json" \
-        ".numa_matrix.cpu_nodes == [0,1] and .numa_matrix.mem_nodes == [0,1] and (.numa_matrix.matrices[0].cells | length) == 4 and .numa_matrix.matrices[0].all_exact"
-    else
-      bad "compare --numa-matrix on tmpfs"; cat "$out/tmpfs.txt"
-    fi
+    numa_matrix tmpfs "numa-matrix on tmpfs: 2 x 2, exact in every cell" \
+      ".numa_matrix.cpu_nodes == [0,1] and .numa_matrix.mem_nodes == [0,1] and (.numa_matrix.matrices[0].cells | length) == 4 and .numa_matrix.matrices[0].all_exact" \
+      --directory="$out/tmpfs" --size=8M --rw=randread --modes=pte --unlink
   fi
 fi
 
