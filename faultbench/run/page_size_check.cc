@@ -45,7 +45,9 @@ absl::Status CheckDevice(const JobOptions& job, const DevDaxFacts& dax) {
 }
 
 // Huge pages a job's files still need: whole pages of the mount's size,
-// less those a file being reused already holds.
+// less those the file already holds. That holds for --fresh-file too: the
+// old file's pages go back to the pool when it is unlinked, before the new
+// one takes its own (compare's repeats on fresh files depend on it).
 uint64_t PagesNeeded(const JobOptions& job, uint64_t page_size, std::map<std::string, bool>& seen) {
   uint64_t pages = 0;
   const int files = job.shared_file ? 1 : job.numjobs;
@@ -54,8 +56,7 @@ uint64_t PagesNeeded(const JobOptions& job, uint64_t page_size, std::map<std::st
     if (seen[path]) continue;
     seen[path] = true;
     struct stat st {};
-    const uint64_t have = (!job.fresh_file && stat(path.c_str(), &st) == 0)
-                              ? static_cast<uint64_t>(st.st_blocks) * 512 / page_size : 0;
+    const uint64_t have = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 / page_size : 0;
     const uint64_t want = MapLength(job, {.page_size = page_size}) / page_size;
     pages += want - std::min(want, have);
   }
