@@ -19,13 +19,16 @@ ABSL_FLAG(bool, json, false, "doctor: print the report as JSON instead of text")
 
 // --- run and compare: fio's names and meanings ------------------------------
 ABSL_FLAG(std::string, name, "faultbench", "run: job name (files are DIR/NAME.JOB.0, as fio names them)");
-ABSL_FLAG(std::string, filename, "", "run: the file to map, or a device DAX device /dev/daxX.Y (exclusive with --directory)");
+ABSL_FLAG(std::string, filename, "",
+          "run: the file to map (inside --directory when relative), or a device DAX device /dev/daxX.Y; every "
+          "--numjobs worker maps all of it");
 ABSL_FLAG(std::string, directory, "", "run: directory for the job's files (one per --numjobs worker)");
 ABSL_FLAG(std::string, size, "", "run: bytes per job, e.g. 256M, 1G (required without a job file)");
 ABSL_FLAG(std::string, bs, "4k", "run: block size of each I/O");
 ABSL_FLAG(std::string, rw, "read", "run: read, write, randread, randwrite, randrw or rw");
 ABSL_FLAG(int, rwmixread, 50, "run: percent of reads in randrw/rw");
-ABSL_FLAG(int, numjobs, 1, "run: workers, each with its own file of --size (see --shared-file)");
+ABSL_FLAG(int, numjobs, 1,
+          "run: workers, each with its own file of --size (with --filename: all on it; see --shared-file)");
 ABSL_FLAG(bool, shared_file, false, "run: the --numjobs workers split one file of --size instead");
 ABSL_FLAG(std::string, runtime, "", "run: stop after this long (30, 10s, 500ms, 2m)");
 ABSL_FLAG(bool, time_based, false, "run: repeat passes over the file until --runtime");
@@ -33,13 +36,16 @@ ABSL_FLAG(int, loops, 1, "run: passes over the file (each covers every block onc
 ABSL_FLAG(std::string, ramp_time, "", "run: run this long before measuring");
 ABSL_FLAG(uint64_t, randseed, 0x89, "run: seed of the random block order (fio's default 137)");
 ABSL_FLAG(bool, unlink, false, "run: delete the job's files when the run is done (compare: after the last run)");
+ABSL_FLAG(std::string, invalidate, "",
+          "run: 1 drops the file's cached pages before the job (fio's default, and faultbench's in job files); "
+          "0 keeps them (faultbench's default on the command line)");
+ABSL_FLAG(std::vector<std::string>, section, {}, "run: run only these job sections of the job files (fio's --section)");
 // --- run and compare: faultbench's own ------------------------------------------
 ABSL_FLAG(std::string, mapping, "auto",
           "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible), pud (1 GiB aligned: hugetlbfs pagesize=1G, "
           "device DAX align=1G) or auto (as fio)");
 ABSL_FLAG(std::string, engine, "mmap",
-          "run: mmap (memcpy) or pmem2 (libpmem2 memcpy + persist, like fio's libpmem; dev-dax is the same, as fio's "
-          "dev-dax engine)");
+          "run: mmap (memcpy), pmem2 (libpmem2 memcpy + persist), libpmem or dev-dax (as fio's engines)");
 ABSL_FLAG(bool, map_sync, false, "run: require MAP_SYNC (DAX files only)");
 ABSL_FLAG(bool, prefault, false, "run: populate every page first, then measure steady state");
 ABSL_FLAG(bool, fresh_file, false, "run: delete and recreate the file first, so no mapping state carries over");
@@ -73,7 +79,7 @@ using pmstore::base::Subcommand;
 // placement and output. Each subcommand adds its own between and after.
 const std::vector<std::string> kFioWorkloadFlags = {
     "name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
-    "time_based", "loops", "ramp_time", "randseed", "unlink"};
+    "time_based", "loops", "ramp_time", "randseed", "unlink", "invalidate"};
 const std::vector<std::string> kEngineFlags = {"engine", "map-sync", "prefault"};
 const std::vector<std::string> kNumaFlags = {"cpunodebind", "membind", "preferred", "interleave"};
 const std::vector<std::string> kOutputFlags = {"output-format", "output"};
@@ -102,26 +108,33 @@ const std::vector<Subcommand>& Subcommands() {
        "  faultbench doctor /dev/dax0.0\n  faultbench doctor /mnt/huge1g\n\n"
        "Exit status: 0 report printed, 2 bad usage or PATH does not exist.",
        {"json"}},
-      {"run", "run [flags] [JOB.fio]",
+      {"run", "run [flags] [JOB.fio...]",
        "Run a fio-style workload over mmap'd files and report what it cost and which mapping it got.",
        "Each worker maps its file with the requested page size, issues bs-sized memcpys in\n"
-       "the order of --rw (random orders cover every block once per loop), times every I/O,\n"
+       "the order of --rw (random orders cover every block once per loop unless norandommap or\n"
+       "random_distribution say otherwise), times every I/O,\n"
        "and reads back after the run which mapping the kernel really gave (PMD vs PTE bytes),\n"
        "the faults it took (getrusage), where its pages live (move_pages), and dTLB misses\n"
-       "where the PMU allows. JOB.fio: a fio job file ([global] + sections); flags given on\n"
-       "the command line are the defaults beneath it. --filename=/dev/daxX.Y maps a device\n"
-       "DAX device (as fio's dev-dax engine); on it and on hugetlbfs the page size is the\n"
-       "backing's (align, pagesize), and another --mapping is a one-line error.\n\n"
+       "where the PMU allows. JOB.fio: fio job files ([global] + sections, include, ${VAR}); flags\n"
+       "given on the command line are the defaults beneath them. As in fio, stonewall runs a job\n"
+       "after the ones before it, group_reporting reports a group as one, and a later job file\n"
+       "starts after the earlier ones; --section=NAME runs only that section. In job files fio's\n"
+       "defaults apply where faultbench's differ (invalidate=1, fadvise_hint=1, scramble_buffers=1).\n"
+       "--filename=/dev/daxX.Y maps a device DAX device, with any engine (fio's dev-dax engine\n"
+       "needs one); on it and on hugetlbfs the page size is the backing's (align, pagesize), and\n"
+       "another --mapping is a one-line error.\n\n"
        "Examples:\n"
        "  faultbench run --directory=/mnt/t --size=1G --rw=randrw --mapping=pmd\n"
        "  faultbench run --filename=/dev/dax0.0 --size=1G --rw=randwrite --mapping=pud\n"
        "  faultbench run --filename=/dev/shm/f --size=256M --rw=randread --prefault --output-format=json\n"
-       "  faultbench run --cpunodebind=block:pmem0 --preferred=block:pmem0 test.fio\n\n"
+       "  faultbench run --cpunodebind=block:pmem0 --preferred=block:pmem0 test.fio\n"
+       "  faultbench run --section=libpmem-seqread libpmem.fio\n\n"
        "Exit status: 0 done, 1 a worker failed, 2 bad usage (flag, job file, missing directory,\n"
        "size beyond free space, unknown NUMA node) or a SIGBUS (the file no longer backs the\n"
        "mapping, e.g. truncated underneath the run: the message names file and offset),\n"
        "3 --strict and the mapping differs.",
-       Flags({kFioWorkloadFlags, {"mapping"}, kEngineFlags, {"fresh-file", "strict"}, kNumaFlags, kOutputFlags})},
+       Flags({kFioWorkloadFlags, {"mapping"}, kEngineFlags, {"fresh-file", "strict", "section"}, kNumaFlags,
+              kOutputFlags})},
       {"compare", "compare [flags]",
        "Run one workload per mapping mode, repeated in alternating order, and judge PMD vs PTE.",
        "Takes run's workload flags. Each variant (mode x engine x NUMA set) runs --repeat times on a\n"
@@ -163,7 +176,8 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
       {"runtime", absl::GetFlag(FLAGS_runtime)},     {"ramp_time", absl::GetFlag(FLAGS_ramp_time)},
       {"mapping", absl::GetFlag(FLAGS_mapping)},     {"engine", absl::GetFlag(FLAGS_engine)},
       {"cpunodebind", absl::GetFlag(FLAGS_cpunodebind)}, {"membind", absl::GetFlag(FLAGS_membind)},
-      {"preferred", absl::GetFlag(FLAGS_preferred)}, {"interleave", absl::GetFlag(FLAGS_interleave)}};
+      {"preferred", absl::GetFlag(FLAGS_preferred)}, {"interleave", absl::GetFlag(FLAGS_interleave)},
+      {"invalidate", absl::GetFlag(FLAGS_invalidate)}};
   for (const auto& [key, value] : values) {
     if (value.empty()) continue;
     if (absl::Status s = faultbench::ApplyJobOption(job, key, value); !s.ok()) {
@@ -194,6 +208,7 @@ int Run(const std::vector<std::string>& args) {
   config.format = *format;
   config.output_path = absl::GetFlag(FLAGS_output);
   config.strict = absl::GetFlag(FLAGS_strict);
+  config.sections = absl::GetFlag(FLAGS_section);
   return faultbench::RunCommand(config);
 }
 

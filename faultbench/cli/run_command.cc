@@ -11,13 +11,12 @@ namespace faultbench {
 
 int RunCommand(const RunCommandConfig& config) {
   std::vector<JobOptions> jobs;
-  if (config.args.size() > 1) {
-    return UsageError(absl::InvalidArgumentError("run takes at most one job file (see 'faultbench help run')"));
-  }
-  if (config.args.size() == 1) {
-    auto parsed = ReadJobFile(config.args[0], config.job);
+  if (!config.args.empty()) {
+    auto parsed = ReadJobFiles(config.args, config.job, config.sections);
     if (!parsed.ok()) return UsageError(parsed.status());
     jobs = std::move(*parsed);
+  } else if (!config.sections.empty()) {
+    return UsageError(absl::InvalidArgumentError("--section names sections of a job file, and none was given"));
   } else {
     jobs.push_back(config.job);
   }

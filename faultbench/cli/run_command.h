@@ -18,7 +18,8 @@ namespace faultbench {
 
 struct RunCommandConfig {
   JobOptions job;                 // from the command line
-  std::vector<std::string> args;  // positional: at most one fio job file
+  std::vector<std::string> args;  // positional: fio job files, run one after another
+  std::vector<std::string> sections;  // fio's --section: only these job sections
   OutputFormat format = OutputFormat::kNormal;
   std::string output_path;        // "" = stdout
   bool strict = false;

@@ -84,7 +84,7 @@ Sample SampleOf(const RunResult& run) {
 }
 
 std::vector<Variant> Variants(const CompareConfig& config) {
-  std::vector<Engine> engines = config.engines.empty() ? std::vector<Engine>{config.job.engine} : config.engines;
+  std::vector<Engine> engines = config.engines.empty() ? std::vector<Engine>{config.job.engine()} : config.engines;
   std::vector<NumaSet> sets =
       config.numa_sets.empty() ? std::vector<NumaSet>{{"default", config.job.numa}} : config.numa_sets;
   std::vector<Variant> out;
@@ -278,7 +278,9 @@ std::string Location(const JobOptions& job) {
 JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   JobOptions job = config.job;
   job.mapping = variant.mode;
-  job.engine = variant.engine;
+  if (variant.engine != job.engine()) {
+    job.ioengine = variant.engine == Engine::kPmem2 ? JobEngine::kPmem2 : JobEngine::kMmap;
+  }
   job.numa = variant.numa.options;
   job.fresh_file = !config.reuse_file;
   job.unlink = false;  // RunComparison deletes them after the last run: the verdict's causes examine them

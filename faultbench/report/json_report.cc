@@ -1,7 +1,10 @@
-// fio's JSON layout (json output of fio 3.x) for the fields both tools
-// have, so scripts written for fio's output read faultbench's unchanged.
+// fio's JSON layout (json output of fio 3.33) for the fields both tools
+// have, so scripts written for fio's output read faultbench's unchanged:
+// one "jobs" entry per worker, or per reporting group with group_reporting,
+// with fio's jobname and groupid.
 #include <ctime>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "faultbench/report/report.h"
 
@@ -16,7 +19,10 @@ using nlohmann::json;
 
 json OptionalCount(const std::optional<uint64_t>& value) { return value ? json(*value) : json(nullptr); }
 
-json LatencyJson(const LatencyHistogram::Summary& s, bool with_percentiles) {
+// fio's latency object; `measured` false gives fio's all-zero object of a
+// latency it did not collect (disable_clat, disable_lat).
+json LatencyJson(const LatencyHistogram::Summary& s, bool measured, bool with_percentiles) {
+  if (!measured || s.count == 0) return {{"min", 0}, {"max", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"N", 0}};
   json out = {{"min", static_cast<uint64_t>(s.min)}, {"max", static_cast<uint64_t>(s.max)},
               {"mean", s.mean},                      {"stddev", s.stddev},
               {"N", s.count}};
@@ -30,8 +36,10 @@ json LatencyJson(const LatencyHistogram::Summary& s, bool with_percentiles) {
   return out;
 }
 
-json DirectionJson(const DirectionFigures& f) {
-  const json zero_lat = {{"min", 0}, {"max", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"N", 0}};
+// A mapping has no submission step: one measurement is both fio's clat and
+// its lat, each reported where the job did not disable it, with the
+// percentiles the job asked for; slat is always empty.
+json DirectionJson(const DirectionFigures& f, const JobOptions& job) {
   return {{"io_bytes", f.bytes},
           {"io_kbytes", f.bytes / 1024},
           {"bw_bytes", static_cast<uint64_t>(f.bw_bytes)},
@@ -41,10 +49,15 @@ json DirectionJson(const DirectionFigures& f) {
           {"total_ios", f.ios},
           {"short_ios", 0},
           {"drop_ios", 0},
-          // The mapping has no submission step: slat is zero, lat equals clat.
-          {"slat_ns", zero_lat},
-          {"clat_ns", LatencyJson(f.clat_ns, true)},
-          {"lat_ns", LatencyJson(f.clat_ns, false)}};
+          {"slat_ns", LatencyJson(f.clat_ns, false, false)},
+          {"clat_ns", LatencyJson(f.clat_ns, !job.disable_clat, job.clat_percentiles)},
+          {"lat_ns", LatencyJson(f.clat_ns, !job.disable_lat, job.lat_percentiles)}};
+}
+
+json Directions(const PhaseResult& phase, double runtime_s, double ns_per_tick, const JobOptions& job) {
+  const std::vector<double>& percents = Percentiles(job);
+  return {{"read", DirectionJson(Figures(phase.read, runtime_s, ns_per_tick, percents), job)},
+          {"write", DirectionJson(Figures(phase.write, runtime_s, ns_per_tick, percents), job)}};
 }
 
 double Percent(double seconds, double runtime_s) { return runtime_s > 0 ? seconds / runtime_s * 100 : 0; }
@@ -66,6 +79,7 @@ json MappingJson(const WorkerResult& w) {
   json out = {{"requested", std::string(pmstore::mapping::PageIntentName(m.requested))},
               {"engine", std::string(pmstore::mapping::EngineName(m.engine))},
               {"granularity", m.granularity},
+              {"writes", m.writes},
               {"map_sync", m.map_sync},
               {"dax", m.dax}};
   if (m.verified) {
@@ -106,12 +120,21 @@ json NumaJson(const NumaOutcome& numa) {
           {"page_nodes_source", numa.placement.source}};
 }
 
+json PageCacheJson(const PageCacheOutcome& p) {
+  return {{"invalidate", p.invalidate},
+          {"invalidate_source", p.invalidate_source},
+          {"action", p.action},
+          {"fadvise", p.fadvise},
+          {"fadvise_source", p.fadvise_source},
+          {"resident_bytes", OptionalCount(p.resident_bytes)}};
+}
+
 json JobOptionsJson(const JobOptions& job) {
   json out = {{"name", job.name},
-              {"size", std::to_string(job.size)},
+              {"size", job.size_percent > 0 ? absl::StrCat(job.size_percent, "%") : std::to_string(job.size)},
               {"bs", std::to_string(job.bs)},
               {"rw", std::string(RwModeName(job.rw))},
-              {"ioengine", job.engine == pmstore::mapping::Engine::kPmem2 ? "libpmem" : "mmap"},
+              {"ioengine", std::string(JobEngineName(job.ioengine))},
               {"numjobs", std::to_string(job.numjobs)},
               {"mapping", std::string(pmstore::mapping::PageIntentName(job.mapping))}};
   if (!job.filename.empty()) out["filename"] = job.filename;
@@ -122,24 +145,116 @@ json JobOptionsJson(const JobOptions& job) {
   if (job.loops > 1) out["loops"] = std::to_string(job.loops);
   if (job.prefault) out["prefault"] = "1";
   if (job.shared_file) out["shared_file"] = "1";
+  if (job.filesize > 0) out["filesize"] = std::to_string(job.filesize);
+  if (job.fallocate != Fallocate::kNative) out["fallocate"] = std::string(FallocateName(job.fallocate));
+  if (job.offset > 0 || job.offset_percent > 0) {
+    out["offset"] = job.offset_percent > 0 ? absl::StrCat(job.offset_percent, "%") : std::to_string(job.offset);
+  }
+  if (job.random_distribution.kind != RandomDistribution::kRandom) {
+    const Distribution& d = job.random_distribution;
+    out["random_distribution"] = absl::StrFormat("%s:%g", RandomDistributionName(d.kind), d.parameter);
+  }
+  if (job.stonewall) out["stonewall"] = "1";
+  if (job.new_group) out["new_group"] = "1";
+  if (job.group_reporting) out["group_reporting"] = "1";
+  if (job.norandommap) out["norandommap"] = "1";
+  if (!job.cpus_allowed.empty()) out["cpus_allowed"] = job.cpus_allowed;
+  if (job.ioengine == JobEngine::kLibpmem) {
+    out["direct"] = job.direct ? "1" : "0";
+    out["sync"] = job.sync ? "1" : "0";
+  }
+  return out;
+}
+
+// What fio reports for an entry: its I/O by direction, CPU and faults.
+json FioFields(const ReportEntry& e, const JobOptions& job) {
+  const PhaseResult& t = e.total;
+  json out = {{"jobname", e.name}, {"groupid", e.group_id}, {"error", e.errors == 0 ? 0 : 1},
+              {"job options", JobOptionsJson(job)}};
+  out.update(Directions(t, t.runtime_s, e.ns_per_tick, job));
+  out.update(json{{"job_runtime", static_cast<uint64_t>(e.job_runtime_s * 1000 + 0.5)},
+                  {"usr_cpu", Percent(t.rusage.user_s, e.job_runtime_s)},
+                  {"sys_cpu", Percent(t.rusage.system_s, e.job_runtime_s)},
+                  {"ctx", t.rusage.context_switches},
+                  {"majf", t.rusage.major_faults},
+                  {"minf", t.rusage.minor_faults}});
+  return out;
+}
+
+// When the worker's measured I/O ran, in ms since the run began.
+json IntervalMs(const RunResult& run, const WorkerResult& w) {
+  auto ms = [&](uint64_t ns) { return ns >= run.start_ns ? static_cast<double>(ns - run.start_ns) / 1e6 : 0.0; };
+  return json::array({ms(w.start_ns), ms(w.end_ns)});
+}
+
+json WorkerJson(const RunResult& run, const WorkerResult& w) {
+  const PhaseResult& t = w.total;
+  json phases = json::array();
+  for (const PhaseResult& phase : w.phases) phases.push_back(PhaseJson(phase, w.ns_per_tick, w.job));
+  json tlb = TlbJson(t.perf);
+  if (!w.perf_unavailable.empty()) tlb["unavailable"] = w.perf_unavailable;
+  json out = {{"worker", w.worker_index},
+              {"stage", w.stage},
+              {"interval_ms", IntervalMs(run, w)},
+              {"file", w.file},
+              {"range_bytes", w.range_bytes},
+              {"seed", w.seed},
+              {"mapping", MappingJson(w)},
+              {"faults_per_mib", t.FaultsPerMib()},
+              {"page_cache", PageCacheJson(w.page_cache)},
+              {"numa", NumaJson(w.numa)},
+              {"phases", phases},
+              {"tlb", tlb},
+              {"notes", w.notes}};
+  if (!w.error.empty()) out["error"] = w.error;
+  return out;
+}
+
+// group_reporting: the sums, and every worker of the group with its own
+// file, mapping and placement.
+json GroupJson(const RunResult& run, const ReportEntry& e) {
+  const WorkerResult& first = run.workers[e.members.front()];
+  json workers = json::array();
+  for (size_t i : e.members) {
+    const WorkerResult& w = run.workers[i];
+    json member = {{"job", w.job.name},          {"worker", w.worker_index},
+                   {"stage", w.stage},           {"interval_ms", IntervalMs(run, w)},
+                   {"file", w.file},
+                   {"range_bytes", w.range_bytes}, {"mapping", MappingJson(w)},
+                   {"faults_per_mib", w.total.FaultsPerMib()}, {"numa", NumaJson(w.numa)}};
+    if (!w.error.empty()) member["error"] = w.error;
+    workers.push_back(member);
+  }
+  json out = {{"group_reporting", true},
+              {"members", e.members.size()},
+              {"mapping", {{"pmd_bytes", e.mapping.pmd_bytes},
+                           {"pud_bytes", e.mapping.pud_bytes},
+                           {"pte_bytes", e.mapping.pte_bytes},
+                           {"pmd_share", e.mapping.PmdShare()},
+                           {"unverified_workers", e.mapping.unverified}}},
+              {"faults_per_mib", e.total.FaultsPerMib()},
+              {"page_cache", PageCacheJson(first.page_cache)},
+              {"tlb", TlbJson(e.total.perf)},
+              {"notes", first.notes},
+              {"workers", workers}};
+  if (e.errors > 0) out["error"] = e.first_error;
   return out;
 }
 
 }  // namespace
 
-json PhaseJson(const PhaseResult& phase, double ns_per_tick) {
-  return {{"name", phase.name},
-          {"runtime_ms", phase.runtime_s * 1000},
-          {"read", DirectionJson(Figures(phase.read, phase.runtime_s, ns_per_tick))},
-          {"write", DirectionJson(Figures(phase.write, phase.runtime_s, ns_per_tick))},
-          {"usr_cpu", Percent(phase.rusage.user_s, phase.runtime_s)},
-          {"sys_cpu", Percent(phase.rusage.system_s, phase.runtime_s)},
-          {"ctx", phase.rusage.context_switches},
-          {"majf", phase.rusage.major_faults},
-          {"minf", phase.rusage.minor_faults},
-          {"bytes_accessed", phase.bytes_accessed},
-          {"faults_per_mib", phase.FaultsPerMib()},
-          {"tlb", TlbJson(phase.perf)}};
+json PhaseJson(const PhaseResult& phase, double ns_per_tick, const JobOptions& job) {
+  json out = {{"name", phase.name}, {"runtime_ms", phase.runtime_s * 1000}};
+  out.update(Directions(phase, phase.runtime_s, ns_per_tick, job));
+  out.update(json{{"usr_cpu", Percent(phase.rusage.user_s, phase.runtime_s)},
+                  {"sys_cpu", Percent(phase.rusage.system_s, phase.runtime_s)},
+                  {"ctx", phase.rusage.context_switches},
+                  {"majf", phase.rusage.major_faults},
+                  {"minf", phase.rusage.minor_faults},
+                  {"bytes_accessed", phase.bytes_accessed},
+                  {"faults_per_mib", phase.FaultsPerMib()},
+                  {"tlb", TlbJson(phase.perf)}});
+  return out;
 }
 
 json RunToJson(const RunResult& run) {
@@ -147,33 +262,10 @@ json RunToJson(const RunResult& run) {
   char when[64] = "";
   std::strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", std::localtime(&seconds));
   json jobs = json::array();
-  for (const WorkerResult& w : run.workers) {
-    const PhaseResult& t = w.total;
-    json job = {{"jobname", w.job.name},
-                {"groupid", w.job_index},
-                {"error", w.error.empty() ? 0 : 1},
-                {"job options", JobOptionsJson(w.job)},
-                {"read", DirectionJson(Figures(t.read, t.runtime_s, w.ns_per_tick))},
-                {"write", DirectionJson(Figures(t.write, t.runtime_s, w.ns_per_tick))},
-                {"job_runtime", static_cast<uint64_t>(t.runtime_s * 1000 + 0.5)},
-                {"usr_cpu", Percent(t.rusage.user_s, t.runtime_s)},
-                {"sys_cpu", Percent(t.rusage.system_s, t.runtime_s)},
-                {"ctx", t.rusage.context_switches},
-                {"majf", t.rusage.major_faults},
-                {"minf", t.rusage.minor_faults}};
-    json phases = json::array();
-    for (const PhaseResult& phase : w.phases) phases.push_back(PhaseJson(phase, w.ns_per_tick));
-    json tlb = TlbJson(t.perf);
-    if (!w.perf_unavailable.empty()) tlb["unavailable"] = w.perf_unavailable;
-    job["faultbench"] = {{"worker", w.worker_index},
-                         {"file", w.file},
-                         {"range_bytes", w.range_bytes},
-                         {"mapping", MappingJson(w)},
-                         {"faults_per_mib", t.FaultsPerMib()},
-                         {"numa", NumaJson(w.numa)},
-                         {"phases", phases},
-                         {"tlb", tlb}};
-    if (!w.error.empty()) job["faultbench"]["error"] = w.error;
+  for (const ReportEntry& e : ReportEntries(run)) {
+    const WorkerResult& first = run.workers[e.members.front()];
+    json job = FioFields(e, first.job);
+    job["faultbench"] = e.aggregated ? GroupJson(run, e) : WorkerJson(run, first);
     jobs.push_back(job);
   }
   return {{"fio version", "faultbench-" FAULTBENCH_VERSION},

@@ -21,6 +21,9 @@ double P(const DirectionFigures& f, size_t i) {
   return i < f.clat_ns.percentiles.size() ? f.clat_ns.percentiles[i].second : 0.0;
 }
 
+// The CSV's columns are p50 and p99, whatever the job's percentile_list.
+const std::vector<double> kCsvPercentiles = {50, 99};
+
 }  // namespace
 
 absl::StatusOr<OutputFormat> ParseOutputFormat(std::string_view name) {
@@ -31,7 +34,12 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(std::string_view name) {
       absl::StrCat("unknown --output-format '", std::string(name), "': use normal, json or csv"));
 }
 
-DirectionFigures Figures(const DirectionStats& stats, double runtime_s, double ns_per_tick) {
+const std::vector<double>& Percentiles(const JobOptions& job) {
+  return job.percentile_list.empty() ? FioPercentiles() : job.percentile_list;
+}
+
+DirectionFigures Figures(const DirectionStats& stats, double runtime_s, double ns_per_tick,
+                         const std::vector<double>& percents) {
   DirectionFigures f;
   f.ios = stats.ios;
   f.bytes = stats.bytes;
@@ -40,26 +48,25 @@ DirectionFigures Figures(const DirectionStats& stats, double runtime_s, double n
     f.iops = static_cast<double>(stats.ios) / runtime_s;
     f.bw_bytes = static_cast<double>(stats.bytes) / runtime_s;
   }
-  f.clat_ns = stats.latency.Summarize(ns_per_tick, FioPercentiles());
+  f.clat_ns = stats.latency.Summarize(ns_per_tick, percents);
   return f;
 }
 
 std::string RenderCsv(const RunResult& run) {
-  // Percentile indexes in FioPercentiles(): 6 = p50, 12 = p99.
   std::string out =
       "jobname,worker,file,rw,bs,mapping,engine,read_iops,read_bw_kib,read_p50_ns,read_p99_ns,write_iops,"
       "write_bw_kib,write_p50_ns,write_p99_ns,runtime_ms,usr_cpu,sys_cpu,ctx,majf,minf,faults_per_mib,"
       "pmd_bytes,pte_bytes,verify_method,error,pud_bytes\n";
   for (const WorkerResult& w : run.workers) {
     const PhaseResult& t = w.total;
-    const DirectionFigures r = Figures(t.read, t.runtime_s, w.ns_per_tick);
-    const DirectionFigures wr = Figures(t.write, t.runtime_s, w.ns_per_tick);
+    const DirectionFigures r = Figures(t.read, t.runtime_s, w.ns_per_tick, kCsvPercentiles);
+    const DirectionFigures wr = Figures(t.write, t.runtime_s, w.ns_per_tick, kCsvPercentiles);
     const double run_s = t.runtime_s > 0 ? t.runtime_s : 1;
     absl::StrAppendFormat(
         &out, "%s,%d,%s,%s,%d,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.2f,%d,%d,%d,%.4f,%s,%s,%s,%s,%s\n",
         CsvField(w.job.name), w.worker_index, CsvField(w.file), RwModeName(w.job.rw), w.job.bs,
-        pmstore::mapping::PageIntentName(w.job.mapping), pmstore::mapping::EngineName(w.job.engine), r.iops,
-        r.bw_bytes / 1024, P(r, 6), P(r, 12), wr.iops, wr.bw_bytes / 1024, P(wr, 6), P(wr, 12), t.runtime_s * 1000,
+        pmstore::mapping::PageIntentName(w.job.mapping), JobEngineName(w.job.ioengine), r.iops,
+        r.bw_bytes / 1024, P(r, 0), P(r, 1), wr.iops, wr.bw_bytes / 1024, P(wr, 0), P(wr, 1), t.runtime_s * 1000,
         t.rusage.user_s / run_s * 100, t.rusage.system_s / run_s * 100, t.rusage.context_switches,
         t.rusage.major_faults, t.rusage.minor_faults, t.FaultsPerMib(),
         w.mapping.verified ? absl::StrCat(w.mapping.census.pmd_bytes) : "",

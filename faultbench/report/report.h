@@ -5,13 +5,17 @@
 //           say (verified mapping, faults per MiB, placement, phases, taint);
 //   json:   fio's JSON layout for the fields fio has (so fio tooling reads
 //           it), plus a "faultbench" object per job and a "taint" list;
-//   csv:    one header line and one row per job, for spreadsheets.
+//   csv:    one header line and one row per worker, for spreadsheets.
+// Text and JSON have fio's entries: one per worker, or one per reporting
+// group for jobs with group_reporting (result/report_groups.h); the text
+// ends with fio's "Run status group" lines.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "faultbench/result/report_groups.h"
 #include "faultbench/result/run_result.h"
 #include "nlohmann/json.hpp"
 
@@ -35,10 +39,15 @@ struct DirectionFigures {
   double bw_bytes = 0;  // bytes per second
   LatencyHistogram::Summary clat_ns;
 };
-DirectionFigures Figures(const DirectionStats& stats, double runtime_s, double ns_per_tick);
+// `percents`: the percentiles to report (Percentiles of the job).
+DirectionFigures Figures(const DirectionStats& stats, double runtime_s, double ns_per_tick,
+                         const std::vector<double>& percents);
+
+// The job's percentile_list, or fio's default list.
+const std::vector<double>& Percentiles(const JobOptions& job);
 
 // A phase's metrics in the shape of a job's ("read", "write", cpu, faults),
-// used for the job itself and for each entry of "phases".
-nlohmann::json PhaseJson(const PhaseResult& phase, double ns_per_tick);
+// for each entry of "phases", with the latency options of `job`.
+nlohmann::json PhaseJson(const PhaseResult& phase, double ns_per_tick, const JobOptions& job);
 
 }  // namespace faultbench

@@ -1,7 +1,10 @@
-// The human summary: fio's layout for what fio prints, then faultbench's
-// own lines (mapping, numa, phases, tlb) and the taint list.
+// The human summary: fio's layout for what fio prints (an entry per worker
+// or per reporting group, then the "Run status group" lines), with
+// faultbench's own lines (mapping, page cache, numa, phases, tlb, notes)
+// in each entry, and the taint list.
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 
 #include "absl/strings/str_cat.h"
@@ -41,14 +44,8 @@ std::string CpuList(const std::vector<int>& cpus) {
   return out.empty() ? "-" : out;
 }
 
-void AppendDirection(std::string& out, const char* name, const DirectionFigures& f) {
-  if (f.ios == 0) return;
-  absl::StrAppendFormat(&out, "  %s: IOPS=%s, BW=%s (%.0fMB/s)(%s/%.0fmsec)\n", name, Compact(f.iops),
-                        Bandwidth(f.bw_bytes), f.bw_bytes / 1e6, FormatBytes(f.bytes), f.runtime_s * 1000);
-  const auto& c = f.clat_ns;
-  absl::StrAppendFormat(&out, "    clat (nsec): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f\n", c.min, c.max, c.mean,
-                        c.stddev);
-  absl::StrAppend(&out, "     clat percentiles (nsec):\n");
+void AppendPercentiles(std::string& out, const char* kind, const LatencyHistogram::Summary& c) {
+  absl::StrAppend(&out, "     ", kind, " percentiles (nsec):\n");
   for (size_t i = 0; i < c.percentiles.size(); ++i) {
     if (i % 4 == 0) absl::StrAppend(&out, "     |");
     absl::StrAppendFormat(&out, " %6.2fth=[%7.0f]%s", c.percentiles[i].first, c.percentiles[i].second,
@@ -63,26 +60,64 @@ void AppendPageSizeEvidence(std::string& out, const PageSizeEvidence& e) {
                         e.FaultsAgree() ? "" : " (more than the page size explains: faults elsewhere in the process?)");
 }
 
+// fio's lines of one direction; the latency lines only for what the job
+// measured (disable_clat, disable_lat) and asked percentiles of.
+void AppendDirection(std::string& out, const char* name, const DirectionFigures& f, const JobOptions& job) {
+  if (f.ios == 0) return;
+  absl::StrAppendFormat(&out, "  %s: IOPS=%s, BW=%s (%.0fMB/s)(%s/%.0fmsec)\n", name, Compact(f.iops),
+                        Bandwidth(f.bw_bytes), f.bw_bytes / 1e6, FormatBytes(f.bytes), f.runtime_s * 1000);
+  const auto& c = f.clat_ns;
+  if (c.count == 0) return;
+  for (const auto& [kind, shown] : {std::pair{"clat", !job.disable_clat}, std::pair{" lat", !job.disable_lat}}) {
+    if (!shown) continue;
+    absl::StrAppendFormat(&out, "    %s (nsec): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f\n", kind, c.min, c.max,
+                          c.mean, c.stddev);
+  }
+  if (!job.disable_clat && job.clat_percentiles) AppendPercentiles(out, "clat", c);
+  if (!job.disable_lat && job.lat_percentiles) AppendPercentiles(out, " lat", c);
+}
+
+void AppendDirections(std::string& out, const PhaseResult& t, double ns_per_tick, const JobOptions& job) {
+  const std::vector<double>& percents = Percentiles(job);
+  AppendDirection(out, " read", Figures(t.read, t.runtime_s, ns_per_tick, percents), job);
+  AppendDirection(out, "write", Figures(t.write, t.runtime_s, ns_per_tick, percents), job);
+}
+
+void AppendCpu(std::string& out, const PhaseResult& t, double runtime_s) {
+  const double run = runtime_s > 0 ? runtime_s : 1;
+  absl::StrAppendFormat(&out, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n",
+                        t.rusage.user_s / run * 100, t.rusage.system_s / run * 100, t.rusage.context_switches,
+                        t.rusage.major_faults, t.rusage.minor_faults);
+}
+
+void AppendPageCacheAndNotes(std::string& out, const WorkerResult& w) {
+  const PageCacheOutcome& p = w.page_cache;
+  if (!p.action.empty()) {
+    absl::StrAppendFormat(&out, "  page cache   : invalidate=%d (%s): %s; fadvise=%s (%s)%s\n", p.invalidate ? 1 : 0,
+                          p.invalidate_source, p.action, p.fadvise, p.fadvise_source,
+                          p.resident_bytes ? absl::StrCat("; ", FormatBytes(*p.resident_bytes), " of ",
+                                                          FormatBytes(w.range_bytes), " cached at the first I/O")
+                                           : "");
+  }
+  for (const std::string& note : w.notes) absl::StrAppend(&out, "  note         : ", note, "\n");
+}
+
 std::string Optional(const std::optional<uint64_t>& v) { return v ? absl::StrCat(*v) : "unavailable"; }
 
 void AppendWorker(std::string& out, const WorkerResult& w) {
   const PhaseResult& t = w.total;
-  absl::StrAppendFormat(&out, "%s: (groupid=%d, jobs=1): err=%2d: worker=%d: file=%s\n", w.job.name, w.job_index,
+  absl::StrAppendFormat(&out, "%s: (groupid=%d, jobs=1): err=%2d: worker=%d: file=%s\n", w.job.name, w.group_id,
                         w.error.empty() ? 0 : 1, w.worker_index, w.file);
   if (!w.error.empty()) {
     absl::StrAppend(&out, "  error        : ", w.error, "\n");
     return;
   }
-  AppendDirection(out, " read", Figures(t.read, t.runtime_s, w.ns_per_tick));
-  AppendDirection(out, "write", Figures(t.write, t.runtime_s, w.ns_per_tick));
-  const double run = t.runtime_s > 0 ? t.runtime_s : 1;
-  absl::StrAppendFormat(&out, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n",
-                        t.rusage.user_s / run * 100, t.rusage.system_s / run * 100, t.rusage.context_switches,
-                        t.rusage.major_faults, t.rusage.minor_faults);
+  AppendDirections(out, t, w.ns_per_tick, w.job);
+  AppendCpu(out, t, t.runtime_s);
   const MappingOutcome& m = w.mapping;
-  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s\n",
+  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s writes=%s\n",
                         pmstore::mapping::PageIntentName(m.requested), pmstore::mapping::EngineName(m.engine),
-                        m.granularity, m.map_sync ? "yes" : "no", m.dax ? "yes" : "no");
+                        m.granularity, m.map_sync ? "yes" : "no", m.dax ? "yes" : "no", m.writes);
   if (m.verified) {
     absl::StrAppendFormat(&out, "  verified     : %spmd=%s (%.1f%%) pte=%s [%s], %.2f faults/MiB\n",
                           m.census.pud_bytes > 0 || m.page_size
@@ -104,15 +139,15 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
                         CpuList(w.numa.cpus), MemPolicyName(w.numa.policy),
                         w.numa.nodes.empty() ? "" : absl::StrCat(":", absl::StrJoin(w.numa.nodes, ",")),
                         nodes.empty() ? "-" : nodes, w.numa.placement.sampled, w.numa.placement.source);
+  AppendPageCacheAndNotes(out, w);
   for (const PhaseResult& p : w.phases) {
-    const DirectionFigures r = Figures(p.read, p.runtime_s, w.ns_per_tick);
-    const DirectionFigures wr = Figures(p.write, p.runtime_s, w.ns_per_tick);
+    const DirectionFigures r = Figures(p.read, p.runtime_s, w.ns_per_tick, {99});
+    const DirectionFigures wr = Figures(p.write, p.runtime_s, w.ns_per_tick, {99});
     absl::StrAppendFormat(&out,
                           "  phase %-7s: %.3fs, read IOPS=%s p99=%.0fns, write IOPS=%s p99=%.0fns, minf=%d, "
                           "%.2f faults/MiB\n",
                           p.name, p.runtime_s, Compact(r.iops),
-                          r.clat_ns.percentiles.empty() ? 0.0 : r.clat_ns.percentiles[12].second, Compact(wr.iops),
-                          wr.clat_ns.percentiles.empty() ? 0.0 : wr.clat_ns.percentiles[12].second,
+                          r.clat_ns.percentiles[0].second, Compact(wr.iops), wr.clat_ns.percentiles[0].second,
                           p.rusage.minor_faults, p.FaultsPerMib());
   }
   absl::StrAppendFormat(&out, "  tlb          : dTLB-load-misses=%s dTLB-store-misses=%s page-faults=%s\n",
@@ -125,11 +160,65 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
   }
 }
 
+// group_reporting: fio's lines for the group's sums, then what faultbench
+// adds up over its workers.
+void AppendGroup(std::string& out, const RunResult& run, const ReportEntry& e) {
+  const WorkerResult& first = run.workers[e.members.front()];
+  std::vector<std::string> files;
+  for (size_t i : e.members) {
+    if (std::find(files.begin(), files.end(), run.workers[i].file) == files.end()) files.push_back(run.workers[i].file);
+  }
+  absl::StrAppendFormat(&out, "%s: (groupid=%d, jobs=%d): err=%2d: files=%s\n", e.name, e.group_id, e.members.size(),
+                        e.errors == 0 ? 0 : 1,
+                        files.size() <= 2 ? absl::StrJoin(files, ",") : absl::StrCat(files.front(), " and ",
+                                                                                     files.size() - 1, " more"));
+  if (e.errors > 0) absl::StrAppend(&out, "  error        : ", e.errors, " of ", e.members.size(), " workers, first: ",
+                                    e.first_error, "\n");
+  AppendDirections(out, e.total, e.ns_per_tick, first.job);
+  AppendCpu(out, e.total, e.job_runtime_s);
+  const MappingOutcome& requested = first.mapping;
+  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s writes=%s\n",
+                        pmstore::mapping::PageIntentName(requested.requested),
+                        pmstore::mapping::EngineName(requested.engine), requested.granularity,
+                        requested.map_sync ? "yes" : "no", requested.dax ? "yes" : "no", requested.writes);
+  const MappingTotals& m = e.mapping;
+  absl::StrAppendFormat(&out, "  verified     : pmd=%s (%.1f%%) pud=%s pte=%s over %d worker%s%s, %.2f faults/MiB\n",
+                        FormatBytes(m.pmd_bytes), m.PmdShare() * 100, FormatBytes(m.pud_bytes),
+                        FormatBytes(m.pte_bytes), e.members.size(), e.members.size() == 1 ? "" : "s",
+                        m.unverified > 0 ? absl::StrCat(" (", m.unverified, " unverified)") : "",
+                        e.total.FaultsPerMib());
+  AppendPageCacheAndNotes(out, first);
+  absl::StrAppendFormat(&out, "  tlb          : dTLB-load-misses=%s dTLB-store-misses=%s page-faults=%s\n",
+                        Optional(e.total.perf.dtlb_load_misses), Optional(e.total.perf.dtlb_store_misses),
+                        Optional(e.total.perf.page_faults));
+}
+
+// fio's "Run status group N (all jobs)" block.
+void AppendRunStatus(std::string& out, const GroupRunStatus& g) {
+  absl::StrAppendFormat(&out, "\nRun status group %d (all jobs):\n", g.group_id);
+  for (const auto& [name, d] : {std::pair{"READ", &g.read}, std::pair{"WRITE", &g.write}}) {
+    if (d->bytes == 0) continue;
+    absl::StrAppendFormat(&out,
+                          "  %5s: bw=%s (%.0fMB/s), %s-%s (%.0fMB/s-%.0fMB/s), io=%s (%.0fMB), run=%.0f-%.0fmsec\n",
+                          name, Bandwidth(d->aggregate_bw), d->aggregate_bw / 1e6, Bandwidth(d->min_bw),
+                          Bandwidth(d->max_bw), d->min_bw / 1e6, d->max_bw / 1e6, FormatBytes(d->bytes),
+                          static_cast<double>(d->bytes) / 1e6, d->min_runtime_s * 1000, d->max_runtime_s * 1000);
+  }
+}
+
 }  // namespace
 
 std::string RenderText(const RunResult& run) {
   std::string out;
-  for (const WorkerResult& w : run.workers) AppendWorker(out, w);
+  const std::vector<ReportEntry> entries = ReportEntries(run);
+  for (const ReportEntry& e : entries) {
+    if (e.aggregated) {
+      AppendGroup(out, run, e);
+    } else {
+      AppendWorker(out, run.workers[e.members.front()]);
+    }
+  }
+  for (const GroupRunStatus& g : RunStatusGroups(entries)) AppendRunStatus(out, g);
   if (!run.taint.empty()) {
     absl::StrAppend(&out, "\nTaint (numbers may not compare with a clean bare-metal run):\n");
     for (const auto& line : run.taint) absl::StrAppend(&out, "  - ", line, "\n");

@@ -16,6 +16,7 @@ struct RunResult {
   MachineState machine;
   std::vector<std::string> taint;
   int64_t timestamp_ms = 0;  // wall clock at the start
+  uint64_t start_ns = 0;     // CLOCK_MONOTONIC at the start, for the workers' start_ns and end_ns
   double wall_s = 0;
 };
 

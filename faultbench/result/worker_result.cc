@@ -1,6 +1,32 @@
 #include "faultbench/result/worker_result.h"
 
 namespace faultbench {
+namespace {
+
+std::optional<uint64_t> Sum(std::optional<uint64_t> a, std::optional<uint64_t> b) {
+  if (!a || !b) return std::nullopt;
+  return *a + *b;
+}
+
+}  // namespace
+
+void AddCounters(PhaseResult& total, const PhaseResult& part, bool first) {
+  for (auto [into, from] : {std::pair{&total.read, &part.read}, std::pair{&total.write, &part.write}}) {
+    into->ios += from->ios;
+    into->bytes += from->bytes;
+    into->latency.Merge(from->latency);
+  }
+  total.rusage.user_s += part.rusage.user_s;
+  total.rusage.system_s += part.rusage.system_s;
+  total.rusage.minor_faults += part.rusage.minor_faults;
+  total.rusage.major_faults += part.rusage.major_faults;
+  total.rusage.context_switches += part.rusage.context_switches;
+  total.perf = first ? part.perf
+                     : PerfSnapshot{Sum(total.perf.dtlb_load_misses, part.perf.dtlb_load_misses),
+                                    Sum(total.perf.dtlb_store_misses, part.perf.dtlb_store_misses),
+                                    Sum(total.perf.page_faults, part.perf.page_faults)};
+  total.bytes_first_touched += part.bytes_first_touched;
+}
 
 double PhaseResult::FaultsPerMib() const {
   if (bytes_accessed == 0) return 0;

@@ -2,8 +2,9 @@
 // reporters (report/) and to compare/, none of which sees another's code.
 // The run fills it in; everyone above reads it.
 //
-// Room for what comes next: a group's aggregate (fio's group_reporting)
-// and the timing-free signature of a run belong beside this file, as data.
+// A reporting group's aggregate (fio's group_reporting) is computed from
+// these by report_groups.h; the timing-free signature of a run belongs
+// beside this file, as data.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,12 @@ struct PhaseResult {
   double FaultsPerMib() const;
 };
 
+// Adds everything `part` counted into `total`, except runtime_s (phases
+// add theirs, a group takes its longest member's). The first part added
+// sets the perf counters: a counter missing in any part is missing in the
+// total, never a partial sum.
+void AddCounters(PhaseResult& total, const PhaseResult& part, bool first);
+
 // Where the backing has one page size (device DAX: its align; hugetlbfs:
 // its pagesize), the census is that page size over the present bytes, and
 // this is what it rests on: no reader of page tables tells a 1 GiB leaf
@@ -61,6 +68,7 @@ struct MappingOutcome {
   pmstore::mapping::PageIntent requested = pmstore::mapping::PageIntent::kAuto;
   pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
   std::string granularity;  // "page", "cache_line", "byte"
+  std::string writes;       // how each write reaches the file (engine/io_engine.h DescribeWrites)
   bool map_sync = false;
   bool dax = false;
   bool verified = false;    // census below is valid
@@ -78,6 +86,16 @@ struct MappingOutcome {
   bool DiffersFromRequest() const;
 };
 
+// What the job's page-cache options did to the file before its first I/O.
+struct PageCacheOutcome {
+  bool invalidate = false;          // invalidate= as it applied
+  std::string invalidate_source;    // "set", "fio's default in job files", ...
+  std::string action;               // what was done, or why nothing was
+  std::string fadvise;              // the access advice given: "random", "sequential" or "none"
+  std::string fadvise_source;
+  std::optional<uint64_t> resident_bytes;  // of the worker's range, cached when its I/O began (mincore)
+};
+
 struct NumaOutcome {
   std::vector<int> cpus;  // the worker's CPU affinity while it ran
   MemPolicy policy = MemPolicy::kDefault;
@@ -89,6 +107,10 @@ struct WorkerResult {
   JobOptions job;
   int job_index = 0;     // position of the job (section) in the run
   int worker_index = 0;  // 0..numjobs-1 within the job
+  int group_id = 0;      // fio's groupid: stonewall and new_group start a new one
+  int stage = 0;         // stonewalls run one after another: the stage this worker ran in
+  uint64_t seed = 0;     // of its random offsets
+  uint64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC around its measured I/O (after setup and ramp)
   std::string file;
   uint64_t range_bytes = 0;  // bytes of the file this worker covers
   double ns_per_tick = 1.0;
@@ -96,9 +118,11 @@ struct WorkerResult {
   PhaseResult total;  // every measured I/O (after ramp); fio's job-level numbers
   std::vector<PhaseResult> phases;  // fault then steady, when both exist
   MappingOutcome mapping;
+  PageCacheOutcome page_cache;
   NumaOutcome numa;
   std::string perf_unavailable;  // why dTLB counters are missing; "" when present
   std::vector<std::string> doctor_reasons;  // when the mapping differs from the request
+  std::vector<std::string> notes;  // the job's options that change nothing here, one line per reason
   std::string error;  // non-empty: the worker failed, other fields may be partial
   bool failed_in_setup = false;  // before any I/O: placement, file, mapping
   bool bus_error = false;  // a SIGBUS ended the I/O: the file shrank under the mapping

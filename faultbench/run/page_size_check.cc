@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "faultbench/run/target.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
 
@@ -27,15 +29,17 @@ std::string IntentFor(uint64_t page_size) {
   return intent ? MappingFlag(*intent) + " or --mapping=auto" : "--mapping=auto";
 }
 
-absl::Status CheckDevice(const JobOptions& job, const DevDaxFacts& dax) {
-  const std::string& path = job.filename;
+// A device's workers' ranges must end inside it; `end`: the farthest a
+// worker's file size reaches (offset + range, or the device's own size).
+absl::Status CheckDevice(const std::string& path, uint64_t end, const DevDaxFacts& dax) {
   if (dax.align == 0 || dax.size == 0) {
     return absl::FailedPreconditionError(absl::StrCat(path, ": sysfs gives no size or align for ", dax.name,
                                                       " (", dax.sysfs_path, ")"));
   }
-  if (MapLength(job, {.page_size = dax.align}) > dax.size) {
-    return absl::InvalidArgumentError(absl::StrCat("--size: ", FormatBytes(RoundUp(job.size, dax.align)), " of ", path,
-                                                   " asked for, the device holds ", FormatBytes(dax.size)));
+  if (end > dax.size) {
+    return absl::InvalidArgumentError(absl::StrCat("--size: ", FormatBytes(end), " of ", path,
+                                                   " asked for (offset + size), the device holds ",
+                                                   FormatBytes(dax.size)));
   }
   if (access(path.c_str(), R_OK | W_OK) != 0) {
     return absl::PermissionDeniedError(absl::StrCat(path, " cannot be opened read-write (device DAX nodes are "
@@ -44,23 +48,15 @@ absl::Status CheckDevice(const JobOptions& job, const DevDaxFacts& dax) {
   return absl::OkStatus();
 }
 
-// Huge pages a job's files still need: whole pages of the mount's size,
-// less those the file already holds. That holds for --fresh-file too: the
-// old file's pages go back to the pool when it is unlinked, before the new
-// one takes its own (compare's repeats on fresh files depend on it).
-uint64_t PagesNeeded(const JobOptions& job, uint64_t page_size, std::map<std::string, bool>& seen) {
-  uint64_t pages = 0;
-  const int files = job.shared_file ? 1 : job.numjobs;
-  for (int i = 0; i < files; ++i) {
-    const std::string path = WorkerFilePath(job, i);
-    if (seen[path]) continue;
-    seen[path] = true;
-    struct stat st {};
-    const uint64_t have = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 / page_size : 0;
-    const uint64_t want = MapLength(job, {.page_size = page_size}) / page_size;
-    pages += want - std::min(want, have);
-  }
-  return pages;
+// Huge pages a file still needs: whole pages of the mount's size, less
+// those the file already holds. That holds for --fresh-file too: the old
+// file's pages go back to the pool when it is unlinked, before the new one
+// takes its own (compare's repeats on fresh files depend on it).
+uint64_t PagesNeeded(const std::string& path, uint64_t size, uint64_t page_size) {
+  struct stat st {};
+  const uint64_t have = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 / page_size : 0;
+  const uint64_t want = PreparedSize(size, {.page_size = page_size}) / page_size;
+  return want - std::min(want, have);
 }
 
 std::string Where(const HugetlbfsFacts& mount) {
@@ -88,10 +84,6 @@ absl::Status CheckMountLimit(const HugetlbfsFacts& mount, uint64_t needed) {
 
 }  // namespace
 
-uint64_t MapLength(const JobOptions& job, const FixedPageSize& fixed) {
-  return fixed.fixed() ? RoundUp(job.size, fixed.page_size) : job.size;
-}
-
 absl::Status CheckMappingFits(const JobOptions& job, const FixedPageSize& fixed) {
   const uint64_t wanted = IntentPageSize(job.mapping);
   const std::string path = WorkerFilePath(job, 0);
@@ -107,20 +99,30 @@ absl::Status CheckMappingFits(const JobOptions& job, const FixedPageSize& fixed)
                                                  FormatBytes(fixed.page_size), ": use ", IntentFor(fixed.page_size)));
 }
 
-absl::Status CheckFixedPageSizeJobs(const std::vector<JobOptions>& jobs) {
+absl::Status CheckFixedPageSizeJobs(const std::vector<WorkerContext>& workers) {
+  struct PlannedFile {
+    const WorkerContext* first = nullptr;  // of the workers that map it
+    uint64_t size = 0;                     // the most any stage's creator makes it
+  };
+  std::map<std::string, PlannedFile> files;
+  for (const WorkerContext& c : workers) {
+    if (c.worker_index == 0) PMSTORE_RETURN_IF_ERROR(CheckMappingFits(*c.job, c.fixed));
+    if (!c.fixed.fixed()) continue;
+    PlannedFile& file = files[c.file];
+    if (file.first == nullptr) file.first = &c;
+    file.size = std::max(file.size, c.file_size);
+  }
   struct MountNeed {
     HugetlbfsFacts mount;
     uint64_t pages = 0;
   };
   std::map<std::string, MountNeed> by_mount;  // hugetlbfs mount point -> pages the run needs there
-  std::map<std::string, bool> seen;
-  for (const JobOptions& job : jobs) {
-    const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(job, 0));
-    PMSTORE_RETURN_IF_ERROR(CheckMappingFits(job, fixed));
-    if (fixed.devdax) PMSTORE_RETURN_IF_ERROR(CheckDevice(job, *fixed.devdax));
+  for (const auto& [path, file] : files) {
+    const FixedPageSize& fixed = file.first->fixed;
+    if (fixed.devdax) PMSTORE_RETURN_IF_ERROR(CheckDevice(path, file.size, *fixed.devdax));
     if (fixed.hugetlbfs) {
       MountNeed& need = by_mount.try_emplace(fixed.hugetlbfs->mount_point, MountNeed{*fixed.hugetlbfs}).first->second;
-      need.pages += PagesNeeded(job, fixed.page_size, seen);
+      need.pages += PagesNeeded(path, file.size, fixed.page_size);
     }
   }
   std::map<uint64_t, uint64_t> pages_by_size;  // every mount of a size draws on its one pool

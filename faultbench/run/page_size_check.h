@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/workload/job_options.h"
 
@@ -26,13 +27,10 @@ namespace faultbench {
 // InvalidArgument when `job.mapping` cannot be had on what backs its file.
 absl::Status CheckMappingFits(const JobOptions& job, const FixedPageSize& fixed);
 
-// Device size and access, and hugetlb pools, over all `jobs`: InvalidArgument,
-// PermissionDenied or ResourceExhausted.
-absl::Status CheckFixedPageSizeJobs(const std::vector<JobOptions>& jobs);
-
-// Bytes of the file or device one worker's file maps: the job's size,
-// rounded up to the backing's page size where it has one (a device DAX
-// mapping is a whole number of aligns, a hugetlbfs file whole pages).
-uint64_t MapLength(const JobOptions& job, const FixedPageSize& fixed);
+// The mapping each job asks for, device size and access, and hugetlb
+// pools, over the run's planned workers (their files and the sizes their
+// creators make them): InvalidArgument, PermissionDenied or
+// ResourceExhausted.
+absl::Status CheckFixedPageSizeJobs(const std::vector<WorkerContext>& workers);
 
 }  // namespace faultbench

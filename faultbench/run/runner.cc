@@ -12,14 +12,17 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/measure/dax_trace.h"
+#include "faultbench/run/cpus.h"
 #include "faultbench/run/page_size_check.h"
 #include "faultbench/run/progress_line.h"
+#include "faultbench/run/target.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/sysfacts/mount.h"
@@ -38,60 +41,15 @@ using pmstore::base::MonotonicNs;
 using pmstore::base::kHugePageSize;
 using pmstore::base::RoundUp;
 
-std::string DirectoryOf(const JobOptions& job) {
-  if (!job.directory.empty()) return job.directory;
-  const std::filesystem::path parent = std::filesystem::path(job.filename).parent_path();
+std::string DirectoryOf(const std::string& file) {
+  const std::filesystem::path parent = std::filesystem::path(file).parent_path();
   return parent.empty() ? "." : parent.string();
 }
 
-// Files the jobs will create or grow, by directory: bytes still to allocate.
-// Devices and hugetlbfs have checks of their own (page_size_check.h).
-absl::Status CheckSpace(const std::vector<JobOptions>& jobs) {
-  std::map<std::string, uint64_t> needed;  // directory -> bytes
-  std::map<std::string, bool> seen_file;
-  for (const JobOptions& job : jobs) {
-    if (ReadFixedPageSize(WorkerFilePath(job, 0)).fixed()) continue;
-    const int files = job.shared_file ? 1 : job.numjobs;
-    for (int i = 0; i < files; ++i) {
-      const std::string path = WorkerFilePath(job, i);
-      if (seen_file[path]) continue;
-      seen_file[path] = true;
-      const uint64_t want = RoundUp(job.size, kHugePageSize);
-      struct stat st;
-      const uint64_t have = (!job.fresh_file && stat(path.c_str(), &st) == 0) ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
-      if (want > have) needed[DirectoryOf(job)] += want - have;
-    }
-  }
-  for (const auto& [dir, bytes] : needed) {
-    struct statvfs vfs;
-    if (statvfs(dir.c_str(), &vfs) != 0) continue;  // reported by the directory check
-    const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-    if (bytes > free_bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat("--size: the run needs ", FormatBytes(bytes), " in ", dir,
-                                                       " but only ", FormatBytes(free_bytes), " is free"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Kernels without PAGEMAP_SCAN (before 6.7) cannot read DAX page-table
-// entries back (smaps is blind to DAX), but the fs_dax tracepoints see every
-// DAX fault. The tally is per process, so it can stand for one worker only:
-// traced when the run has exactly one worker and its directory is mounted
-// with dax (root only; tracepoints available). Started before any worker
-// maps its file, stopped after all have finished.
-std::optional<DaxTraceSession> MaybeStartDaxTrace(const std::vector<JobOptions>& jobs) {
-  if (jobs.size() != 1 || jobs[0].numjobs != 1 || geteuid() != 0) return std::nullopt;
-  if (pmstore::mapping::PagemapScanAvailable()) return std::nullopt;
-  std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(jobs[0]), ec);
-  if (ec) return std::nullopt;
-  auto mount = ReadMountFacts(dir.string());
-  if (!mount.ok() || mount->dax_option.empty() || mount->dax_option == "never") return std::nullopt;
-  if (!FindDaxTracepoints().ok()) return std::nullopt;
-  auto session = DaxTraceSession::Start();
-  if (!session.ok()) return std::nullopt;
-  return std::move(*session);
+// The target as the run will find it: nothing, when --fresh-file deletes it
+// first (a device stays: only regular files are deleted).
+ExistingTarget Existing(const WorkerContext& c) {
+  return c.job->fresh_file && !c.fixed.devdax ? ExistingTarget{} : StatTarget(c.file);
 }
 
 // Replaces the worker's census with the tracepoints' account: 2 MiB per
@@ -110,69 +68,194 @@ void ApplyDaxTrace(const DaxTraceTally& tally, WorkerResult& w) {
 // What the workers of a run share, built before the first one starts.
 // Latches and counters are held by pointer: every context points at them.
 struct WorkerPlan {
-  std::vector<WorkerContext> contexts;  // job by job, worker by worker
-  std::unique_ptr<std::latch> start_line;
-  std::vector<std::unique_ptr<std::latch>> file_latches;         // one per --shared-file job
+  std::vector<WorkerContext> contexts;        // job by job, worker by worker
+  std::vector<std::vector<size_t>> stages;    // indices into contexts, stage by stage
+  std::vector<std::unique_ptr<std::latch>> latches;              // start lines, shared-file latches
   std::vector<std::unique_ptr<std::atomic<uint64_t>>> progress;  // I/Os done, one per worker
 };
 
-// One context per worker of every job, with the job's NUMA placement resolved.
-absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, const RunSettings& settings) {
-  WorkerPlan plan;
-  int workers = 0;
-  for (const JobOptions& job : jobs) workers += job.numjobs;
-  plan.start_line = std::make_unique<std::latch>(workers);
-  if (settings.offset_logs != nullptr) settings.offset_logs->assign(static_cast<size_t>(workers), {});
+// fio's groupid and the stage of each job. A stonewall (or new_group)
+// opens a new group only once the current one has a job (fio's add_job);
+// a stonewall also waits for every job before it.
+void NumberGroupsAndStages(const std::vector<JobOptions>& jobs, std::vector<int>& group, std::vector<int>& stage) {
+  int group_id = 0, stage_id = 0, jobs_in_group = 0;
   for (size_t j = 0; j < jobs.size(); ++j) {
-    PMSTORE_ASSIGN_OR_RETURN(ResolvedNuma numa, ResolveNuma(jobs[j].numa));
-    std::latch* file_ready = nullptr;
-    if (jobs[j].shared_file) {
-      plan.file_latches.push_back(std::make_unique<std::latch>(1));
-      file_ready = plan.file_latches.back().get();
+    if ((jobs[j].stonewall || jobs[j].new_group) && jobs_in_group > 0) {
+      ++group_id;
+      jobs_in_group = 0;
     }
-    const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(jobs[j], 0));
-    for (int w = 0; w < jobs[j].numjobs; ++w) {
-      plan.progress.push_back(std::make_unique<std::atomic<uint64_t>>(0));
+    if (jobs[j].stonewall && j > 0) ++stage_id;
+    group.push_back(group_id);
+    stage.push_back(stage_id);
+    jobs_in_group += jobs[j].numjobs;
+  }
+}
+
+// The seed of worker `thread` (counted over the run): randseed, or with
+// randrepeat=0 and no randseed a new one every run, as fio seeds from
+// /dev/urandom then.
+uint64_t WorkerSeed(const JobOptions& job, int thread) {
+  const uint64_t base = (!job.randrepeat && !job.randseed_set) ? (static_cast<uint64_t>(std::random_device{}()) << 32 |
+                                                                  std::random_device{}())
+                                                               : job.randseed;
+  return base + static_cast<uint64_t>(thread) * 0x9E3779B9ull;
+}
+
+// Files the jobs will create or grow, by directory: bytes still to allocate.
+// Devices and hugetlbfs have checks of their own (page_size_check.h).
+absl::Status CheckSpace(const WorkerPlan& plan) {
+  std::map<std::string, uint64_t> needed;  // directory -> bytes
+  std::map<std::string, bool> seen_file;
+  for (const WorkerContext& c : plan.contexts) {
+    if (c.fixed.fixed() || seen_file[c.file]) continue;
+    seen_file[c.file] = true;
+    const uint64_t want = RoundUp(c.file_size, kHugePageSize);
+    const uint64_t have = Existing(c).allocated;
+    if (want > have) needed[DirectoryOf(c.file)] += want - have;
+  }
+  for (const auto& [dir, bytes] : needed) {
+    struct statvfs vfs;
+    if (statvfs(dir.c_str(), &vfs) != 0) continue;  // reported by the directory check
+    const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    if (bytes > free_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat("--size: the run needs ", FormatBytes(bytes), " in ", dir,
+                                                       " but only ", FormatBytes(free_bytes), " is free"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckDirectory(const std::string& file) {
+  const std::string dir = DirectoryOf(file);
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::NotFoundError(absl::StrCat("directory ", dir, " does not exist"));
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat("directory ", dir, " is not writable"));
+  }
+  return absl::OkStatus();
+}
+
+// Workers of one stage that map the same file: the first creates it, big
+// enough for all of them, and the others wait for it.
+void ShareFiles(WorkerPlan& plan, const std::vector<size_t>& stage) {
+  std::map<std::string, std::vector<size_t>> by_file;
+  for (size_t i : stage) by_file[plan.contexts[i].file].push_back(i);
+  for (const auto& [file, workers] : by_file) {
+    uint64_t size = 0;
+    for (size_t i : workers) size = std::max(size, plan.contexts[i].file_size);
+    std::latch* ready = nullptr;
+    if (workers.size() > 1) {
+      plan.latches.push_back(std::make_unique<std::latch>(1));
+      ready = plan.latches.back().get();
+    }
+    for (size_t k = 0; k < workers.size(); ++k) {
+      WorkerContext& c = plan.contexts[workers[k]];
+      c.file_size = size;
+      c.creates_file = k == 0;
+      c.file_ready = ready;
+    }
+  }
+}
+
+// One context per worker of every job, with its group, stage, file
+// layout, seed, CPUs and NUMA placement resolved; everything checked that
+// can be checked before a file is touched.
+absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, const RunSettings& settings) {
+  if (jobs.empty()) return absl::InvalidArgumentError("no job to run");
+  std::vector<int> group, stage;
+  NumberGroupsAndStages(jobs, group, stage);
+  WorkerPlan plan;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const JobOptions& job = jobs[j];
+    PMSTORE_RETURN_IF_ERROR(ValidateJob(job));
+    PMSTORE_ASSIGN_OR_RETURN(ResolvedNuma numa, ResolveNuma(job.numa));
+    const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(job, 0));
+    for (int w = 0; w < job.numjobs; ++w) {
       WorkerContext c;
-      c.job = &jobs[j];
+      c.job = &job;
       c.job_index = static_cast<int>(j);
       c.worker_index = w;
-      c.numa = numa;
+      c.group_id = group[j];
+      c.stage = stage[j];
+      c.file = WorkerFilePath(job, w);
       c.fixed = fixed;
+      if (!fixed.devdax) PMSTORE_RETURN_IF_ERROR(CheckDirectory(c.file));  // a device is not a file in a directory
+      PMSTORE_ASSIGN_OR_RETURN(c.layout, LayOutWorker(job, w, Existing(c).size));
+      c.file_size = c.layout.file_size;
+      const int thread = static_cast<int>(plan.contexts.size());
+      c.seed = WorkerSeed(job, thread);
+      PMSTORE_ASSIGN_OR_RETURN(c.cpus, WorkerCpus(job, thread));
+      c.numa = numa;
       c.use_tsc = InvariantTscAvailable();
-      c.file_ready = file_ready;
-      c.start_line = plan.start_line.get();
-      c.progress = plan.progress.back().get();
-      if (settings.offset_logs != nullptr) c.offset_log = &(*settings.offset_logs)[plan.contexts.size()];
-      plan.contexts.push_back(c);
+      if (static_cast<size_t>(c.stage) >= plan.stages.size()) plan.stages.emplace_back();
+      plan.stages[static_cast<size_t>(c.stage)].push_back(plan.contexts.size());
+      plan.contexts.push_back(std::move(c));
     }
+  }
+  for (const std::vector<size_t>& members : plan.stages) {
+    ShareFiles(plan, members);
+    plan.latches.push_back(std::make_unique<std::latch>(static_cast<std::ptrdiff_t>(members.size())));
+    for (size_t i : members) plan.contexts[i].start_line = plan.latches.back().get();
+  }
+  PMSTORE_RETURN_IF_ERROR(CheckFixedPageSizeJobs(plan.contexts));
+  PMSTORE_RETURN_IF_ERROR(CheckSpace(plan));
+  if (settings.offset_logs != nullptr) settings.offset_logs->assign(plan.contexts.size(), {});
+  for (size_t i = 0; i < plan.contexts.size(); ++i) {
+    plan.progress.push_back(std::make_unique<std::atomic<uint64_t>>(0));
+    plan.contexts[i].progress = plan.progress.back().get();
+    if (settings.offset_logs != nullptr) plan.contexts[i].offset_log = &(*settings.offset_logs)[i];
   }
   return plan;
 }
 
-// Starts every worker at once, as fio starts job sections, and waits for
-// all of them; traces DAX faults around them where that is how the mapping
-// is verified (MaybeStartDaxTrace).
-void RunWorkers(const std::vector<JobOptions>& jobs, const RunSettings& settings, const WorkerPlan& plan,
-                RunResult& run) {
+// Kernels without PAGEMAP_SCAN (before 6.7) cannot read DAX page-table
+// entries back (smaps is blind to DAX), but the fs_dax tracepoints see every
+// DAX fault. The tally is per process, so it can stand for one worker only:
+// traced when a stage has exactly one worker (a one-job run, or a job file
+// whose stonewalls run one job at a time) and its directory is mounted with
+// dax (root only; tracepoints available). Started before the worker maps
+// its file, stopped after it has finished.
+std::optional<DaxTraceSession> MaybeStartDaxTrace(const WorkerPlan& plan, const std::vector<size_t>& stage) {
+  if (stage.size() != 1 || geteuid() != 0) return std::nullopt;
+  if (pmstore::mapping::PagemapScanAvailable()) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(plan.contexts[stage[0]].file), ec);
+  if (ec) return std::nullopt;
+  auto mount = ReadMountFacts(dir.string());
+  if (!mount.ok() || mount->dax_option.empty() || mount->dax_option == "never") return std::nullopt;
+  if (!FindDaxTracepoints().ok()) return std::nullopt;
+  auto session = DaxTraceSession::Start();
+  if (!session.ok()) return std::nullopt;
+  return std::move(*session);
+}
+
+// Starts the workers of one stage at once and waits for all of them,
+// tracing DAX faults around them where that is how the mapping is verified.
+void RunWorkers(const WorkerPlan& plan, const std::vector<size_t>& stage, RunResult& run) {
+  std::optional<DaxTraceSession> dax_trace = MaybeStartDaxTrace(plan, stage);
+  std::vector<std::thread> threads;
+  for (size_t i : stage) {
+    threads.emplace_back([&, i] { run.workers[i] = RunWorker(plan.contexts[i]); });
+  }
+  for (auto& t : threads) t.join();
+  if (!dax_trace) return;
+  auto tally = dax_trace->Stop();
+  if (tally.ok()) ApplyDaxTrace(*tally, run.workers[stage[0]]);
+}
+
+// Runs the stages in order; the workers of a stage start at once, as fio
+// starts the jobs between two stonewalls, and the next stage starts when
+// all of them are done.
+void RunStages(const RunSettings& settings, const WorkerPlan& plan, RunResult& run) {
   run.workers.resize(plan.contexts.size());
-  std::optional<DaxTraceSession> dax_trace = MaybeStartDaxTrace(jobs);
-  const uint64_t start_ns = MonotonicNs();
+  const uint64_t start_ns = run.start_ns = MonotonicNs();
   {
     ProgressLine progress(settings.progress, plan.progress);
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < plan.contexts.size(); ++i) {
-      threads.emplace_back([&, i] { run.workers[i] = RunWorker(plan.contexts[i]); });
-    }
-    for (auto& t : threads) t.join();
+    for (const std::vector<size_t>& stage : plan.stages) RunWorkers(plan, stage, run);
   }
   run.wall_s = static_cast<double>(MonotonicNs() - start_ns) / 1e9;
-  if (dax_trace) {
-    auto tally = dax_trace->Stop();
-    if (tally.ok()) {
-      for (WorkerResult& w : run.workers) ApplyDaxTrace(*tally, w);
-    }
-  }
 }
 
 // A worker whose mapping differs from its request carries what the doctor
@@ -201,45 +284,35 @@ void UnlinkJobFiles(RunResult& run) {
 }
 
 // The workers' usr+sys time over (the longest worker's runtime x online
-// CPUs): near 1, the CPUs and not the memory were the limit.
+// CPUs), in the busiest stage: near 1, the CPUs and not the memory were
+// the limit.
 double CpuBusyFraction(const RunResult& run) {
-  double busy_s = 0, longest = 0;
+  std::map<int, std::pair<double, double>> stages;  // stage -> busy seconds, longest runtime
   for (const WorkerResult& w : run.workers) {
+    auto& [busy_s, longest] = stages[w.stage];
     busy_s += w.total.rusage.user_s + w.total.rusage.system_s;
     longest = std::max(longest, w.total.runtime_s);
   }
-  return longest > 0 ? busy_s / (longest * run.machine.online_cpus) : 0;
+  double busiest = 0;
+  for (const auto& [stage, figures] : stages) {
+    if (figures.second > 0) busiest = std::max(busiest, figures.first / (figures.second * run.machine.online_cpus));
+  }
+  return busiest;
 }
 
 }  // namespace
 
 absl::Status PreflightJobs(const std::vector<JobOptions>& jobs) {
-  if (jobs.empty()) return absl::InvalidArgumentError("no job to run");
-  for (const JobOptions& job : jobs) {
-    PMSTORE_RETURN_IF_ERROR(ValidateJob(job));
-    PMSTORE_RETURN_IF_ERROR(ResolveNuma(job.numa).status());
-    if (ReadDevDaxFactsOfPath(job.filename)) continue;  // a device, not a file in a directory
-    const std::string dir = DirectoryOf(job);
-    struct stat st;
-    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return absl::NotFoundError(absl::StrCat("directory ", dir, " does not exist"));
-    }
-    if (access(dir.c_str(), W_OK) != 0) {
-      return absl::PermissionDeniedError(absl::StrCat("directory ", dir, " is not writable"));
-    }
-  }
-  PMSTORE_RETURN_IF_ERROR(CheckFixedPageSizeJobs(jobs));
-  return CheckSpace(jobs);
+  return PlanWorkers(jobs, RunSettings{.progress = false}).status();
 }
 
 absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const RunSettings& settings) {
-  PMSTORE_RETURN_IF_ERROR(PreflightJobs(jobs));
+  PMSTORE_ASSIGN_OR_RETURN(WorkerPlan plan, PlanWorkers(jobs, settings));
   RunResult run;
   run.machine = ReadMachineState();
   run.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
-  PMSTORE_ASSIGN_OR_RETURN(WorkerPlan plan, PlanWorkers(jobs, settings));
-  RunWorkers(jobs, settings, plan, run);
+  RunStages(settings, plan, run);
   AskTheDoctorWhy(run);
   UnlinkJobFiles(run);  // only now, once the doctor has looked at the files it needed
   run.taint = TaintLines(run.machine, CpuBusyFraction(run));

@@ -1,11 +1,18 @@
-// Runs a set of jobs: checks them against the machine, starts every worker
-// of every job at once (as fio runs job sections in parallel), waits for
-// them and gathers their results with the machine's taint.
+// Runs a set of jobs as fio runs a job file: the jobs between two
+// stonewalls form a stage whose workers all start at once; stages run one
+// after another, in order. Gathers the results with the machine's taint.
+//
+// Each worker gets fio's groupid (a stonewall or new_group starts a new
+// group once the previous one has a job), its layout in its file (offset,
+// size, filesize), its seed (randseed, randrepeat) and its CPUs
+// (cpus_allowed, cpus_allowed_policy). Workers of a stage that name the
+// same file (filename= with numjobs, --shared-file, two sections on one
+// file) share it: the first creates it, the others wait for that.
 //
 // ExecuteJobs is its list of steps (runner.cc): preflight, read the
-// machine's state, plan the workers, run them (tracing DAX faults where
-// that verifies the mapping), ask the doctor why a mapping differs from its
-// request, unlink (--unlink), judge the taint.
+// machine's state, plan the workers, run each stage (tracing DAX faults
+// where that verifies the mapping), ask the doctor why a mapping differs
+// from its request, unlink (--unlink), judge the taint.
 //
 // Everything that can be known before a worker starts is checked first and
 // returned as an error, so a bad run fails in one line before touching any

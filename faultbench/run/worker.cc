@@ -12,14 +12,16 @@
 #include "absl/strings/str_cat.h"
 #include "faultbench/engine/io_engine.h"
 #include "faultbench/run/bus_error.h"
-#include "faultbench/run/page_size_check.h"
+#include "faultbench/run/cpus.h"
+#include "faultbench/run/io_buffer.h"
+#include "faultbench/run/target.h"
 #include "faultbench/sysfacts/block_device.h"
+#include "faultbench/workload/block_coverage.h"
 #include "faultbench/workload/block_order.h"
+#include "faultbench/workload/fio_options.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
 #include "pmstore/base/units.h"
-#include "pmstore/mapping/mapping.h"
-#include "pmstore/mapping/pool_file.h"
 #include "pmstore/mapping/verify.h"
 
 #ifndef MADV_POPULATE_READ
@@ -35,41 +37,15 @@ namespace {
 using pmstore::base::MonotonicNs;
 using pmstore::base::ReadTicks;
 using pmstore::base::TickCalibration;
-using pmstore::mapping::Mapping;
-using pmstore::mapping::PoolFile;
 
-std::optional<uint64_t> Sum(std::optional<uint64_t> a, std::optional<uint64_t> b) {
-  if (!a || !b) return std::nullopt;
-  return *a + *b;
-}
-
-// Adds `phase` into `total`; the first phase added sets the perf counters
-// (a counter missing in any phase is missing in the total).
+// Adds `phase` into `total`, one after the other in time.
 void AddPhase(PhaseResult& total, const PhaseResult& phase, bool first) {
   total.runtime_s += phase.runtime_s;
-  for (auto [into, from] : {std::pair{&total.read, &phase.read}, std::pair{&total.write, &phase.write}}) {
-    into->ios += from->ios;
-    into->bytes += from->bytes;
-    into->latency.Merge(from->latency);
-  }
-  total.rusage.user_s += phase.rusage.user_s;
-  total.rusage.system_s += phase.rusage.system_s;
-  total.rusage.minor_faults += phase.rusage.minor_faults;
-  total.rusage.major_faults += phase.rusage.major_faults;
-  total.rusage.context_switches += phase.rusage.context_switches;
-  total.perf = first ? phase.perf
-                     : PerfSnapshot{Sum(total.perf.dtlb_load_misses, phase.perf.dtlb_load_misses),
-                                    Sum(total.perf.dtlb_store_misses, phase.perf.dtlb_store_misses),
-                                    Sum(total.perf.page_faults, phase.perf.page_faults)};
-  total.bytes_first_touched += phase.bytes_first_touched;
+  AddCounters(total, phase, first);
 }
 
 constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t kCheckEvery = 64;  // I/Os per batch: between deadline checks and progress updates
-
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
 
 // The two stretches a worker measures: `fault`, the first touch of every
 // block (the populate call with --prefault, else the rest of the first
@@ -93,16 +69,16 @@ class Worker {
   void ReadBack(WorkerResult& result);
   // Offset in the file of an address inside this worker's mapping.
   uint64_t FileOffsetOf(const void* address) const {
-    return static_cast<uint64_t>(static_cast<const char*>(address) - mapping_->address());
+    return static_cast<uint64_t>(static_cast<const char*>(address) - target_.mapping->address());
   }
 
  private:
   // SetUp's steps, in order.
-  absl::Status Place(WorkerResult& result);  // NUMA: CPUs and memory policy of this thread
-  absl::Status OpenFile(WorkerResult& result);
+  absl::Status Place(WorkerResult& result);  // NUMA and cpus_allowed: CPUs and memory policy of this thread
+  absl::Status MakeFile(WorkerResult& result);  // the file's creator makes it; the others wait for that
   absl::Status MapFile(WorkerResult& result);
-  uint64_t PlanBlocks(WorkerResult& result);  // the range and order of blocks; returns the seed
-  absl::Status AllocateBuffer(uint64_t seed);
+  void PlanBlocks(WorkerResult& result);  // the range and order of blocks
+  absl::Status AllocateBuffer();
   // --prefault: the first touch of every page as one system call, so the
   // fault phase is the kernel's work alone and the I/O after it is steady.
   void Prefault(PhaseResult& fault);
@@ -113,8 +89,20 @@ class Worker {
   void SteadyPass(uint64_t budget, uint64_t deadline_ns, MeasuredPhases& phases);
   // Issues up to `max_ios` I/Os, stopping early at `deadline_ns` (monotonic);
   // returns how many were issued. `measured` is false for the ramp, whose
-  // offsets are not logged.
-  uint64_t RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase, bool measured = true);
+  // offsets are not logged. kTimed: each I/O is timed (fio's disable_clat
+  // and disable_lat both off the clock reads).
+  uint64_t RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase, bool measured = true) {
+    return job_.times_io() ? RunSpanAs<true>(max_ios, deadline_ns, phase, measured)
+                           : RunSpanAs<false>(max_ios, deadline_ns, phase, measured);
+  }
+  template <bool kTimed>
+  uint64_t RunSpanAs(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase, bool measured);
+  // Distinct bytes a phase touched (all of them, and those touched first):
+  // counted for orders that repeat blocks, else its I/Os capped at the range.
+  void StartCounting() {
+    if (coverage_) coverage_->StartPhase();
+  }
+  void CountTouched(uint64_t ios, PhaseResult& phase) const;
   // ReadBack where the backing has one page size (device DAX, hugetlbfs).
   void VerifyAtPageSize(const WorkerResult& result, MappingOutcome& mapping) const;
   // DAX pages are the device's: name its node instead of move_pages' "absent".
@@ -132,11 +120,11 @@ class Worker {
 
   const WorkerContext& ctx_;
   const JobOptions& job_;
-  std::unique_ptr<PoolFile> file_;
-  std::unique_ptr<Mapping> mapping_;
+  Target target_;
   std::unique_ptr<IoEngine> engine_;
-  std::unique_ptr<char, FreeDeleter> buffer_;
+  std::optional<IoBuffer> buffer_;
   std::unique_ptr<ThreadPerfCounters> perf_;
+  std::optional<BlockCoverage> coverage_;  // orders that repeat blocks
   BlockOrder order_ = BlockOrder::Sequential(1);
   uint64_t base_offset_ = 0;
   uint64_t blocks_ = 0;
@@ -145,32 +133,22 @@ class Worker {
   uint64_t faults_while_measuring_ = 0;  // minor + major, ramp included
 };
 
-absl::Status Worker::OpenFile(WorkerResult& result) {
-  const bool creator = !job_.shared_file || ctx_.worker_index == 0;
-  result.file = WorkerFilePath(job_, ctx_.worker_index);
-  absl::Status status;
-  if (creator && job_.fresh_file) status = UnlinkJobFile(result.file, "--fresh-file");
-  if (!creator && ctx_.file_ready != nullptr) ctx_.file_ready->wait();
-  if (status.ok() && ctx_.fixed.devdax) {
-    auto device = PoolFile::OpenDevice(result.file, MapLength(job_, ctx_.fixed));
-    if (device.ok()) file_ = std::make_unique<PoolFile>(std::move(*device));
-    status = device.status();
-  } else if (status.ok()) {
-    // hugetlbfs: whole pages of its size, so the file's end is a page's end.
-    auto file = PoolFile::Open(result.file, pmstore::mapping::OpenMode::kCreateOrOpen, MapLength(job_, ctx_.fixed));
-    if (file.ok()) {
-      file_ = std::make_unique<PoolFile>(std::move(*file));
-      if (file_->size() < job_.size) status = file_->Grow(MapLength(job_, ctx_.fixed));
-    } else {
-      status = file.status();
-    }
+absl::Status Worker::MakeFile(WorkerResult& result) {
+  result.file = ctx_.file;
+  if (!ctx_.creates_file) {
+    if (ctx_.file_ready != nullptr) ctx_.file_ready->wait();
+    return absl::OkStatus();
   }
-  if (creator && ctx_.file_ready != nullptr) ctx_.file_ready->count_down();
+  absl::Status status;
+  if (job_.fresh_file) status = UnlinkJobFile(result.file, "--fresh-file");
+  if (status.ok()) status = PrepareTargetFile(result.file, ctx_.file_size, job_.fallocate, ctx_.fixed);
+  if (ctx_.file_ready != nullptr) ctx_.file_ready->count_down();
   return status;
 }
 
 absl::Status Worker::Place(WorkerResult& result) {
   PMSTORE_RETURN_IF_ERROR(ApplyNuma(ctx_.numa));
+  PMSTORE_RETURN_IF_ERROR(RestrictThreadCpus(ctx_.cpus));
   result.numa.cpus = AllowedCpus();
   result.numa.policy = ctx_.numa.policy;
   result.numa.nodes = ctx_.numa.mem_nodes;
@@ -178,38 +156,36 @@ absl::Status Worker::Place(WorkerResult& result) {
 }
 
 absl::Status Worker::MapFile(WorkerResult& result) {
-  pmstore::mapping::MapOptions options;
-  options.intent = job_.mapping;
-  options.engine = job_.engine;
-  options.map_sync = job_.map_sync;
-  PMSTORE_ASSIGN_OR_RETURN(mapping_, Mapping::Create(*file_, options));
-  engine_ = MakeEngine(*mapping_);
+  PMSTORE_ASSIGN_OR_RETURN(target_, OpenAndMapTarget(job_, result.file, ctx_.fixed, result.page_cache));
+  const pmstore::mapping::Mapping& mapping = *target_.mapping;
+  const EngineOptions writes{
+      .libpmem_flags = job_.ioengine == JobEngine::kLibpmem, .direct = job_.direct, .sync = job_.sync};
+  engine_ = MakeEngine(mapping, writes);
+  result.mapping.writes = DescribeWrites(mapping.engine(), writes);
   result.mapping.requested = job_.mapping;
-  result.mapping.engine = job_.engine;
-  result.mapping.granularity = std::string(pmstore::mapping::GranularityName(mapping_->granularity()));
-  result.mapping.map_sync = mapping_->map_sync();
-  result.mapping.dax = mapping_->dax();
+  result.mapping.engine = job_.engine();
+  result.mapping.granularity = std::string(pmstore::mapping::GranularityName(mapping.granularity()));
+  result.mapping.map_sync = mapping.map_sync();
+  result.mapping.dax = mapping.dax();
   return absl::OkStatus();
 }
 
-uint64_t Worker::PlanBlocks(WorkerResult& result) {
-  blocks_ = BlocksPerWorker(job_);
-  base_offset_ = job_.shared_file ? static_cast<uint64_t>(ctx_.worker_index) * blocks_ * job_.bs : 0;
-  result.range_bytes = blocks_ * job_.bs;
-  // Each worker of a job gets its own order, as fio seeds each clone apart.
-  const uint64_t seed = job_.randseed + static_cast<uint64_t>(ctx_.worker_index) * 0x9E3779B9ull;
-  order_ = IsRandom(job_.rw) ? BlockOrder::Random(blocks_, seed) : BlockOrder::Sequential(blocks_);
+void Worker::PlanBlocks(WorkerResult& result) {
+  const WorkerLayout& layout = ctx_.layout;
+  blocks_ = layout.blocks();
+  base_offset_ = layout.range_offset;
+  result.range_bytes = layout.range_bytes;
+  result.seed = ctx_.seed;
+  order_ = BlockOrder::ForJob(job_, blocks_, ctx_.seed);
+  order_.SetPassLength(layout.ios_per_loop);
+  if (!order_.each_block_once()) coverage_.emplace(blocks_);
   read_percent_ = ReadPercent(job_.rw, job_.rwmixread);
-  rng_ = (seed * 0x2545F4914F6CDD1Dull) | 1;
-  return seed;
+  rng_ = (ctx_.seed * 0x2545F4914F6CDD1Dull) | 1;
 }
 
-absl::Status Worker::AllocateBuffer(uint64_t seed) {
-  void* buffer = nullptr;
-  if (posix_memalign(&buffer, 4096, job_.bs) != 0) return absl::ResourceExhaustedError("cannot allocate the I/O buffer");
-  buffer_.reset(static_cast<char*>(buffer));
-  // Non-zero data, so writes are not special-cased anywhere below us.
-  for (uint64_t i = 0; i < job_.bs; ++i) buffer_.get()[i] = static_cast<char>((i * 131 + seed) | 1);
+absl::Status Worker::AllocateBuffer() {
+  PMSTORE_ASSIGN_OR_RETURN(IoBuffer buffer, IoBuffer::Make(job_.bs, job_.buffer_pattern, ctx_.seed));
+  buffer_.emplace(std::move(buffer));
   return absl::OkStatus();
 }
 
@@ -217,10 +193,12 @@ absl::Status Worker::SetUp(WorkerResult& result) {
   // Placement first: the file's pages (tmpfs allocates them at fallocate)
   // and the page tables must come from the policy's nodes.
   PMSTORE_RETURN_IF_ERROR(Place(result));
-  PMSTORE_RETURN_IF_ERROR(OpenFile(result));
+  PMSTORE_RETURN_IF_ERROR(MakeFile(result));
   PMSTORE_RETURN_IF_ERROR(MapFile(result));
-  const uint64_t seed = PlanBlocks(result);
-  PMSTORE_RETURN_IF_ERROR(AllocateBuffer(seed));
+  PlanBlocks(result);
+  PMSTORE_RETURN_IF_ERROR(AllocateBuffer());
+  // What invalidate= left in the page cache, as the first I/O will find it.
+  result.page_cache.resident_bytes = ResidentBytes(target_.mapping->address() + base_offset_, result.range_bytes);
   perf_ = std::make_unique<ThreadPerfCounters>();
   result.perf_unavailable = perf_->unavailable_reason();
   return absl::OkStatus();
@@ -237,16 +215,20 @@ void Worker::TimedPhase(PhaseResult& phase, Body body) {
   phase.rusage = ThreadRusage() - rusage_before;
 }
 
-uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase, bool measured) {
+template <bool kTimed>
+uint64_t Worker::RunSpanAs(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& phase, bool measured) {
   // Everything the loop touches is copied into locals whose addresses never
   // escape: the engine call is opaque to the compiler, and members would be
   // reloaded and stored around every call.
   const bool tsc = ctx_.use_tsc;
   const uint64_t bs = job_.bs;
   const uint64_t base_offset = base_offset_;
-  char* const buffer = buffer_.get();
+  IoBuffer& io_buffer = *buffer_;
+  char* const buffer = io_buffer.data();
   IoEngine* const engine = engine_.get();
   std::vector<uint64_t>* const offset_log = measured ? ctx_.offset_log : nullptr;
+  BlockCoverage* const coverage = coverage_ ? &*coverage_ : nullptr;
+  const bool scramble = job_.scrambles() && read_percent_ < 100;
   BlockOrder order = order_;
   const int read_percent = read_percent_;
   uint64_t rng = rng_;
@@ -257,24 +239,33 @@ uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& ph
   while (done < max_ios) {
     const uint64_t batch = std::min(kCheckEvery, max_ios - done);
     uint64_t read_mask = 0;
-    uint64_t t0 = ReadTicks(tsc);
+    uint64_t t0 = kTimed ? ReadTicks(tsc) : 0;
     for (uint64_t k = 0; k < batch; ++k) {
-      const uint64_t offset = order.Next() * bs;
+      const uint64_t block = order.Next();
+      const uint64_t offset = block * bs;
+      if (coverage != nullptr) coverage->Mark(block);
       if (offset_log != nullptr) offset_log->push_back(offset);
       const bool is_read = NextIsRead(read_percent, rng);
       if (is_read) {
         engine->Read(base_offset + offset, buffer, bs);
       } else {
+        if (scramble) {
+          // Before the clock starts, as fio scrambles before it times the I/O.
+          io_buffer.Scramble(base_offset + offset, kTimed ? t0 : done + k);
+          if constexpr (kTimed) t0 = ReadTicks(tsc);
+        }
         engine->Write(base_offset + offset, buffer, bs);
       }
-      const uint64_t t1 = ReadTicks(tsc);
-      pending[k] = t1 - t0;
-      t0 = t1;
+      if constexpr (kTimed) {
+        const uint64_t t1 = ReadTicks(tsc);
+        pending[k] = t1 - t0;
+        t0 = t1;
+      }
       read_mask |= static_cast<uint64_t>(is_read) << k;
     }
     for (uint64_t k = 0; k < batch; ++k) {
       DirectionStats& stats = (read_mask >> k) & 1 ? phase.read : phase.write;
-      stats.latency.Record(pending[k]);
+      if constexpr (kTimed) stats.latency.Record(pending[k]);
       ++stats.ios;
     }
     done += batch;
@@ -288,11 +279,21 @@ uint64_t Worker::RunSpan(uint64_t max_ios, uint64_t deadline_ns, PhaseResult& ph
   return done;
 }
 
+void Worker::CountTouched(uint64_t ios, PhaseResult& phase) const {
+  const uint64_t range = blocks_ * job_.bs;
+  if (coverage_) {
+    phase.bytes_accessed = coverage_->touched_in_phase() * job_.bs;
+    phase.bytes_first_touched = coverage_->first_touched_in_phase() * job_.bs;
+  } else {
+    phase.bytes_accessed = std::min(ios * job_.bs, range);
+  }
+}
+
 void Worker::Prefault(PhaseResult& fault) {
   const uint64_t range = blocks_ * job_.bs;
   const int advice = ReadPercent(job_.rw, job_.rwmixread) == 100 ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
   TimedPhase(fault, [&] {
-    char* start = mapping_->address() + base_offset_;
+    char* start = target_.mapping->address() + base_offset_;
     if (madvise(start, range, advice) != 0) {
       // Older kernels: touch one byte per page with the same access kind.
       for (uint64_t off = 0; off < range; off += 4096) {
@@ -316,24 +317,28 @@ void Worker::RampUp() {
 
 uint64_t Worker::FaultPass(uint64_t budget, uint64_t deadline_ns, MeasuredPhases& phases) {
   phases.fault_io_ran = true;
-  // The rest of the first pass touches each block for the first time.
-  const uint64_t first_pass = std::min(budget, blocks_ - order_.emitted());
+  // The rest of the first pass touches each block for the first time
+  // (a permutation's blocks; an order that repeats blocks counts them).
+  const uint64_t first_pass = std::min(budget, order_.pass_length() - order_.emitted());
   uint64_t done = 0;
+  StartCounting();
   TimedPhase(phases.fault, [&] { done = RunSpan(first_pass, deadline_ns, phases.fault); });
-  phases.fault.bytes_first_touched = phases.fault.bytes_accessed = done * job_.bs;
+  CountTouched(done, phases.fault);
+  if (!coverage_) phases.fault.bytes_first_touched = phases.fault.bytes_accessed;
   return done;
 }
 
 void Worker::SteadyPass(uint64_t budget, uint64_t deadline_ns, MeasuredPhases& phases) {
   phases.steady_ran = true;
   uint64_t done = 0;
+  StartCounting();
   TimedPhase(phases.steady, [&] { done = RunSpan(budget, deadline_ns, phases.steady); });
-  phases.steady.bytes_accessed = std::min(done, blocks_) * job_.bs;
+  CountTouched(done, phases.steady);
 }
 
 // fio's job-level numbers cover the measured I/O: with --prefault that is
 // the steady phase only, otherwise both.
-void AddUpPhases(MeasuredPhases& phases, uint64_t range, bool prefault, WorkerResult& result) {
+void AddUpPhases(MeasuredPhases& phases, uint64_t range, bool prefault, bool coverage, WorkerResult& result) {
   PhaseResult& total = result.total;
   total.name = "all";
   // Only phases that ran: one that did not has no counter readings at all.
@@ -341,7 +346,12 @@ void AddUpPhases(MeasuredPhases& phases, uint64_t range, bool prefault, WorkerRe
   if (phases.fault_io_ran) counted.push_back(&phases.fault);
   if (phases.steady_ran) counted.push_back(&phases.steady);
   for (size_t i = 0; i < counted.size(); ++i) AddPhase(total, *counted[i], i == 0);
-  total.bytes_accessed = std::min(range, std::max(phases.fault.bytes_accessed, phases.steady.bytes_accessed));
+  // Distinct bytes of both phases: a permutation's first pass covers what the
+  // steady passes touch again; an order with coverage adds the blocks the steady
+  // phase touched first.
+  total.bytes_accessed =
+      std::min(range, coverage ? phases.fault.bytes_accessed + phases.steady.bytes_first_touched
+                              : std::max(phases.fault.bytes_accessed, phases.steady.bytes_accessed));
   if (prefault || phases.steady.read.ios + phases.steady.write.ios > 0) {
     result.phases.push_back(std::move(phases.fault));
     result.phases.push_back(std::move(phases.steady));
@@ -360,18 +370,20 @@ void Worker::Measure(WorkerResult& result) {
   const uint64_t measure_start = MonotonicNs();
   const uint64_t deadline =
       job_.runtime_s > 0 ? measure_start + static_cast<uint64_t>(job_.runtime_s * 1e9) : kNoLimit;
-  uint64_t budget = job_.time_based ? kNoLimit : static_cast<uint64_t>(job_.loops) * blocks_;
+  uint64_t budget = job_.time_based ? kNoLimit : static_cast<uint64_t>(job_.loops) * ctx_.layout.ios_per_loop;
   if (!job_.prefault && order_.pass() == 0) budget -= FaultPass(budget, deadline, phases);
   if (budget > 0 && (deadline == kNoLimit || MonotonicNs() < deadline)) SteadyPass(budget, deadline, phases);
   calibration.Stop();
   const RusageSnapshot measured = ThreadRusage() - before;
   faults_while_measuring_ = measured.minor_faults + measured.major_faults;
+  result.start_ns = measure_start;
+  result.end_ns = MonotonicNs();
   result.ns_per_tick = calibration.NsPerTick();
-  AddUpPhases(phases, blocks_ * job_.bs, job_.prefault, result);
+  AddUpPhases(phases, blocks_ * job_.bs, job_.prefault, coverage_.has_value(), result);
 }
 
 void Worker::ReadBack(WorkerResult& result) {
-  const char* start = mapping_->address() + base_offset_;
+  const char* start = target_.mapping->address() + base_offset_;
   const uint64_t range = blocks_ * job_.bs;
   if (ctx_.fixed.fixed()) {
     VerifyAtPageSize(result, result.mapping);
@@ -382,7 +394,7 @@ void Worker::ReadBack(WorkerResult& result) {
     result.mapping.verify_error = std::string(census.status().message());
   }
   result.numa.placement = SamplePagePlacement(start, range);
-  if (mapping_->dax()) AttributeDaxPages(result.numa.placement);
+  if (target_.mapping->dax()) AttributeDaxPages(result.numa.placement);
 }
 
 // One page size means every present byte is mapped at it; what remains is
@@ -395,7 +407,7 @@ void Worker::ReadBack(WorkerResult& result) {
 void Worker::VerifyAtPageSize(const WorkerResult& result, MappingOutcome& mapping) const {
   const uint64_t page = ctx_.fixed.page_size;
   const uint64_t range = blocks_ * job_.bs;
-  const char* start = mapping_->address() + base_offset_;
+  const char* start = target_.mapping->address() + base_offset_;
   PageSizeEvidence evidence;
   evidence.page_size = page;
   evidence.backing = ctx_.fixed.What(result.file);
@@ -429,7 +441,7 @@ void Worker::AttributeDaxPages(PagePlacement& placement) const {
     return;
   }
   struct stat st {};
-  if (fstat(file_->fd(), &st) != 0) return;
+  if (fstat(target_.file->fd(), &st) != 0) return;
   const BlockFacts block = ReadBlockFacts(st.st_dev);
   if (!block.device.empty()) AttributeToDaxDevice(placement, block.numa_node, block.device);
 }
@@ -454,7 +466,10 @@ WorkerResult RunWorker(const WorkerContext& context) {
   result.worker_index = context.worker_index;
   Worker worker(context);
   absl::Status status = worker.SetUp(result);
-  if (context.file_ready != nullptr && context.worker_index == 0 && !status.ok()) {
+  result.group_id = context.group_id;
+  result.stage = context.stage;
+  result.notes = InertOptionNotes(*context.job);
+  if (context.file_ready != nullptr && context.creates_file && !status.ok()) {
     // SetUp may have failed before the file step: never leave the others waiting.
     if (!context.file_ready->try_wait()) context.file_ready->count_down();
   }

@@ -9,10 +9,13 @@
 #include <atomic>
 #include <cstdint>
 #include <latch>
+#include <string>
+#include <vector>
 
 #include "faultbench/numa/numa_policy.h"
 #include "faultbench/result/worker_result.h"
 #include "faultbench/sysfacts/fixed_page_size.h"
+#include "faultbench/workload/job_layout.h"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {
@@ -21,15 +24,24 @@ struct WorkerContext {
   const JobOptions* job = nullptr;
   int job_index = 0;
   int worker_index = 0;
+  int group_id = 0;  // fio's groupid
+  int stage = 0;     // the stonewall stage it runs in
+  std::string file;  // the file it maps
+  WorkerLayout layout;
+  uint64_t file_size = 0;  // what the file's creator makes it: enough for every worker of the stage on it
+  uint64_t seed = 0;       // of the random offsets
+  std::vector<int> cpus;   // cpus_allowed for this worker; empty: no restriction
   ResolvedNuma numa;
-  // What backs the job's file, where it fixes the page size (device DAX,
-  // hugetlbfs): how much to map and how to verify it. Read once per job.
+  // What backs the file, where it fixes the page size (device DAX,
+  // hugetlbfs): how to make, map and verify it. Read once per job.
   FixedPageSize fixed;
   bool use_tsc = false;
-  // Shared-file jobs: worker 0 creates the file, then counts this down;
-  // the others wait for it. Null for one file per worker.
+  // The first worker of its stage to name the file creates (or grows) it.
+  // When other workers of the stage map the same file, it counts
+  // file_ready down afterwards and they wait for it; otherwise null.
+  bool creates_file = true;
   std::latch* file_ready = nullptr;
-  // Every worker of the run arrives here once set up (or failed), so the
+  // Every worker of the stage arrives here once set up (or failed), so the
   // measured intervals of concurrent workers overlap.
   std::latch* start_line = nullptr;
   // I/Os done so far, for the progress line (updated every 64 I/Os).

@@ -13,7 +13,8 @@ uint64_t SplitMix(uint64_t& x) {
 
 }  // namespace
 
-BlockOrder::BlockOrder(uint64_t n, uint64_t seed, bool random) : n_(n), seed_(seed), random_(random) {
+BlockOrder::BlockOrder(uint64_t n, uint64_t seed, Kind kind)
+    : n_(n > 0 ? n : 1), seed_(seed), kind_(kind), pass_length_(n_) {
   unsigned bits = 1;
   while (bits < 64 && (1ull << bits) < n_) ++bits;
   mask_ = bits >= 64 ? ~0ull : (1ull << bits) - 1;
@@ -21,11 +22,36 @@ BlockOrder::BlockOrder(uint64_t n, uint64_t seed, bool random) : n_(n), seed_(se
   StartPass(0);
 }
 
+BlockOrder BlockOrder::Skewed(uint64_t n, uint64_t seed, const Distribution& distribution) {
+  BlockOrder order(n, seed, Kind::kSkewed);
+  order.skewed_.emplace(distribution, order.n_, seed);
+  return order;
+}
+
+BlockOrder BlockOrder::ForJob(const JobOptions& job, uint64_t n, uint64_t seed) {
+  if (!IsRandom(job.rw)) return Sequential(n);
+  if (job.random_distribution.kind != RandomDistribution::kRandom) return Skewed(n, seed, job.random_distribution);
+  return job.norandommap ? Uniform(n, seed) : Random(n, seed);
+}
+
 void BlockOrder::StartPass(uint64_t pass) {
   pass_ = pass;
   emitted_ = 0;
-  if (!random_) return;
-  uint64_t mix = seed_ ^ (pass * 0xD6E8FEB86659FD93ull);
+  switch (kind_) {
+    case Kind::kSequential: state_ = 0; break;
+    case Kind::kPermutation: StartPermutation(0); break;
+    case Kind::kUniform: {
+      uint64_t mix = seed_ ^ (pass * 0xD6E8FEB86659FD93ull);
+      state_ = SplitMix(mix) | 1;  // xorshift's state must not be 0
+      break;
+    }
+    case Kind::kSkewed: break;  // one stream across passes, as fio draws it
+  }
+}
+
+void BlockOrder::StartPermutation(uint64_t lap) {
+  lap_left_ = n_;
+  uint64_t mix = seed_ ^ (pass_ * 0xD6E8FEB86659FD93ull) ^ (lap * 0xA0761D6478BD642Full);
   // Hull-Dobell for modulus 2^k: increment odd, multiplier - 1 divisible by 4.
   multiplier_ = ((SplitMix(mix) << 2) | 1) & mask_;
   if (mask_ < 4) multiplier_ = 1;  // 2^k <= 4: the only choice with a full period is a = 1 (mod 4)

@@ -1,6 +1,7 @@
 #include "pmstore/cli/bench.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -24,7 +25,7 @@ struct Result {
   uint64_t ops = 0;
   double seconds = 0;
   uint64_t bytes = 0;
-  double p50_us = 0, p99_us = 0, p999_us = 0;
+  double p50_us = 0, p99_us = 0, p999_us = 0, max_us = 0;
   uint64_t found = 0;
   double ops_per_sec() const { return seconds > 0 ? ops / seconds : 0; }
   double mb_per_sec() const { return seconds > 0 ? bytes / seconds / 1048576.0 : 0; }
@@ -54,8 +55,41 @@ double PercentileUs(std::vector<uint32_t>& ticks, double q, double ns_per_tick) 
   return std::round(ticks[i] * ns_per_tick) / 1000.0;  // whole nanoseconds
 }
 
-absl::StatusOr<Result> RunOne(KvEngine& engine, const std::string& name, const BenchConfig& config) {
+// readwhilewriting (db_bench's): config.threads threads do readrandom's
+// lookups while one more thread puts random keys (durable unless --nosync)
+// until the readers are done. What a writer's fence or msync costs the
+// readers shows in their figures, which come first; the writer's follow.
+bool IsReadWhileWriting(const std::string& name) { return name == "readwhilewriting"; }
+
+// Puts random keys until *stop, timing each put; for readwhilewriting.
+struct BackgroundWriter {
+  std::vector<uint32_t> latencies;
+  uint64_t ops = 0;
+  uint64_t bytes = 0;
+  absl::Status status;
+
+  void Run(KvEngine& engine, const BenchConfig& config, const std::string& random_bytes, bool tsc,
+           const std::atomic<bool>* stop) {
+    std::mt19937_64 rng(config.seed * 7777 + 1);
+    std::string key;
+    latencies.reserve(1 << 16);
+    while (!stop->load(std::memory_order_relaxed)) {
+      MakeKey(rng() % config.num, config.key_size, &key);
+      const size_t offset = rng() % (random_bytes.size() - config.value_size);
+      const uint64_t begin = base::ReadTicks(tsc);
+      status = engine.Put(key, std::string_view(random_bytes).substr(offset, config.value_size));
+      latencies.push_back(static_cast<uint32_t>(std::min<uint64_t>(base::ReadTicks(tsc) - begin, UINT32_MAX)));
+      if (!status.ok()) return;
+      ++ops;
+      bytes += key.size() + config.value_size;
+    }
+  }
+};
+
+absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& name, const BenchConfig& config) {
   const int threads = std::max(1, config.threads);
+  // readwhilewriting's readers do what readrandom does.
+  const std::string op = IsReadWhileWriting(name) ? "readrandom" : name;
   std::vector<std::vector<uint32_t>> latencies(threads);
   std::vector<absl::Status> statuses(threads);
   std::vector<uint64_t> found(threads, 0), bytes(threads, 0), done_ops(threads, 0);
@@ -67,16 +101,19 @@ absl::StatusOr<Result> RunOne(KvEngine& engine, const std::string& name, const B
   const Clock::time_point start = Clock::now();
   calibration.Start();
 
+  // Reads may run longer than the key space is wide (db_bench's --reads).
+  const bool reads = op == "readrandom" || op == "readseq";
+  const uint64_t total = reads && config.reads != 0 ? config.reads : config.num;
   auto worker = [&](int t) {
-    const uint64_t per = config.num / threads + (t == 0 ? config.num % threads : 0);
-    const uint64_t first = t == 0 ? 0 : config.num % threads + t * (config.num / threads);
-    std::mt19937_64 rng(config.seed * 1000003 + t * 7919 + std::hash<std::string>()(name));
+    const uint64_t per = total / threads + (t == 0 ? total % threads : 0);
+    const uint64_t first = t == 0 ? 0 : total % threads + t * (total / threads);
+    std::mt19937_64 rng(config.seed * 1000003 + t * 7919 + std::hash<std::string>()(op));
     auto& lat = latencies[t];
     lat.reserve(per);
     std::string value_out;
     std::string key;
     Clock::time_point last_report = Clock::now();
-    if (name == "readseq") {
+    if (op == "readseq") {
       const Clock::time_point begin = Clock::now();
       auto n = engine.Scan(per, &bytes[t]);
       if (!n.ok()) {
@@ -90,22 +127,22 @@ absl::StatusOr<Result> RunOne(KvEngine& engine, const std::string& name, const B
       return;
     }
     for (uint64_t i = 0; i < per; ++i) {
-      const uint64_t k = name == "fillseq" ? first + i : rng() % config.num;
+      const uint64_t k = op == "fillseq" ? first + i : rng() % config.num;
       MakeKey(k, config.key_size, &key);
       const uint64_t begin = base::ReadTicks(tsc);
       absl::Status status;
-      if (name == "fillseq" || name == "fillrandom" || name == "overwrite") {
+      if (op == "fillseq" || op == "fillrandom" || op == "overwrite") {
         const size_t offset = rng() % (random_bytes.size() - config.value_size);
         status = engine.Put(key, std::string_view(random_bytes).substr(offset, config.value_size));
         bytes[t] += key.size() + config.value_size;
-      } else if (name == "readrandom") {
+      } else if (op == "readrandom") {
         bool hit = false;
         status = engine.Get(key, &value_out, &hit);
         if (hit) {
           ++found[t];
           bytes[t] += key.size() + value_out.size();
         }
-      } else if (name == "deleterandom") {
+      } else if (op == "deleterandom") {
         status = engine.Delete(key);
         bytes[t] += key.size();
       } else {
@@ -124,14 +161,23 @@ absl::StatusOr<Result> RunOne(KvEngine& engine, const std::string& name, const B
       }
     }
   };
+  std::atomic<bool> readers_done{false};
+  BackgroundWriter writer;
+  std::thread writer_thread;
+  if (IsReadWhileWriting(name)) {
+    writer_thread = std::thread([&] { writer.Run(engine, config, random_bytes, tsc, &readers_done); });
+  }
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t);
   worker(0);
   for (auto& thread : pool) thread.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  readers_done.store(true, std::memory_order_relaxed);
+  if (writer_thread.joinable()) writer_thread.join();
   calibration.Stop();
   Result result;
   result.name = name;
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds = seconds;
   std::vector<uint32_t> all;
   for (int t = 0; t < threads; ++t) {
     if (!statuses[t].ok()) return statuses[t];
@@ -141,11 +187,26 @@ absl::StatusOr<Result> RunOne(KvEngine& engine, const std::string& name, const B
     all.insert(all.end(), latencies[t].begin(), latencies[t].end());
   }
   // readseq times its whole scan and records nanoseconds per entry.
-  const double ns_per_tick = name == "readseq" ? 1.0 : calibration.NsPerTick();
+  const double ns_per_tick = op == "readseq" ? 1.0 : calibration.NsPerTick();
   result.p50_us = PercentileUs(all, 0.50, ns_per_tick);
   result.p99_us = PercentileUs(all, 0.99, ns_per_tick);
   result.p999_us = PercentileUs(all, 0.999, ns_per_tick);
-  return result;
+  result.max_us = PercentileUs(all, 1.0, ns_per_tick);
+  std::vector<Result> results = {result};
+  if (IsReadWhileWriting(name)) {
+    if (!writer.status.ok()) return writer.status;
+    Result w;
+    w.name = name + ".writer";
+    w.ops = writer.ops;
+    w.seconds = seconds;
+    w.bytes = writer.bytes;
+    w.p50_us = PercentileUs(writer.latencies, 0.50, ns_per_tick);
+    w.p99_us = PercentileUs(writer.latencies, 0.99, ns_per_tick);
+    w.p999_us = PercentileUs(writer.latencies, 0.999, ns_per_tick);
+    w.max_us = PercentileUs(writer.latencies, 1.0, ns_per_tick);
+    results.push_back(w);
+  }
+  return results;
 }
 
 absl::StatusOr<std::unique_ptr<KvEngine>> OpenEngine(const std::string& kind, const BenchConfig& config, bool fresh) {
@@ -167,7 +228,7 @@ absl::StatusOr<Result> TimeReopen(const std::string& kind, const BenchConfig& co
   result.name = "reopen";
   result.ops = 1;
   result.seconds = seconds;
-  result.p50_us = result.p99_us = result.p999_us = std::round(seconds * 1e9) / 1000.0;
+  result.p50_us = result.p99_us = result.p999_us = result.max_us = std::round(seconds * 1e9) / 1000.0;
   return result;
 }
 
@@ -187,9 +248,9 @@ absl::StatusOr<std::vector<Result>> RunAll(const std::string& kind, const BenchC
       if (!opened.ok()) return opened.status();
       engine = std::move(*opened);
     }
-    auto result = RunOne(*engine, name, config);
-    if (!result.ok()) return result.status();
-    results.push_back(*result);
+    auto ran = RunOne(*engine, name, config);
+    if (!ran.ok()) return ran.status();
+    results.insert(results.end(), ran->begin(), ran->end());
   }
   if (engine != nullptr) *describe = engine->Describe();
   return results;
@@ -200,17 +261,19 @@ nlohmann::json ToJson(const std::vector<Result>& results) {
   for (const Result& r : results) {
     list.push_back({{"name", r.name}, {"ops", r.ops}, {"seconds", r.seconds}, {"ops_per_sec", r.ops_per_sec()},
                     {"mb_per_sec", r.mb_per_sec()}, {"p50_us", r.p50_us}, {"p99_us", r.p99_us},
-                    {"p999_us", r.p999_us}, {"found", r.found}});
+                    {"p999_us", r.p999_us}, {"max_us", r.max_us}, {"found", r.found}});
   }
   return list;
 }
 
 void PrintTable(const std::string& engine, const std::vector<Result>& results) {
+  int width = 13;
+  for (const Result& r : results) width = std::max(width, static_cast<int>(r.name.size()));
   for (const Result& r : results) {
-    std::printf("%-8s %-13s: %9.3f us/op %11.0f ops/s %8.1f MB/s  p50 %7.2f  p99 %7.2f  p99.9 %8.2f us", engine.c_str(),
-                r.name.c_str(), r.ops ? r.seconds * 1e6 / r.ops : 0.0, r.ops_per_sec(), r.mb_per_sec(), r.p50_us,
-                r.p99_us, r.p999_us);
-    if (r.name == "readrandom" || r.name == "readseq") {
+    std::printf("%-8s %-*s: %9.3f us/op %11.0f ops/s %8.1f MB/s  p50 %7.2f  p99 %7.2f  p99.9 %8.2f  max %9.1f us", engine.c_str(),
+                width, r.name.c_str(), r.ops ? r.seconds * 1e6 / r.ops : 0.0, r.ops_per_sec(), r.mb_per_sec(), r.p50_us,
+                r.p99_us, r.p999_us, r.max_us);
+    if (r.name == "readrandom" || r.name == "readseq" || IsReadWhileWriting(r.name)) {
       std::printf("  (%llu of %llu found)", static_cast<unsigned long long>(r.found),
                   static_cast<unsigned long long>(r.ops));
     }

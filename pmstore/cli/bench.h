@@ -11,8 +11,9 @@ namespace pmstore::cli {
 struct BenchConfig {
   std::string pool;
   uint64_t size = 1ull << 30;
-  std::vector<std::string> benchmarks;  // fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom
-  uint64_t num = 1000000;
+  std::vector<std::string> benchmarks;  // fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom, readwhilewriting, reopen
+  uint64_t num = 1000000;  // keys: the key space of every benchmark
+  uint64_t reads = 0;      // operations of the read benchmarks (0: num)
   int key_size = 16;
   int value_size = 100;
   int threads = 1;

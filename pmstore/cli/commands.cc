@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -9,7 +11,10 @@
 #include <sstream>
 
 #include "nlohmann/json.hpp"
+#include "pmstore/base/errno_status.h"
+#include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
+#include "pmstore/cli/mdb_text.h"
 #include "pmstore/store.h"
 
 namespace pmstore::cli {
@@ -20,19 +25,97 @@ int Fail(const absl::Status& status) {
   return 2;
 }
 
+// Closes the store, so that a failure to make the command's writes durable
+// is reported and turns into exit status 2, not into a line the destructor
+// prints. `status`: the command's own, reported instead when not OK.
+int Finish(Store& store, const absl::Status& status) {
+  const absl::Status closed = store.Close();
+  if (!status.ok()) return Fail(status);
+  return closed.ok() ? 0 : Fail(closed);
+}
+
 absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& pool) { return Store::Open(pool, Options()); }
+
+// Options of a pool that `create` or `load` makes.
+Options NewPool(uint64_t size, uint64_t max_size) {
+  Options options;
+  options.create_if_missing = true;
+  options.initial_size = size;
+  options.max_size = max_size != 0 ? max_size : size * 16;
+  return options;
+}
+
+// The map size a dump announces, for the LMDB environment mdb_load makes
+// of it: the pool's own limit, or room for a B-tree of what it holds.
+uint64_t MapSizeFor(const Stats& stats) {
+  constexpr uint64_t kMiB = 1 << 20;
+  const uint64_t size = std::max(stats.max_pool_bytes, 4 * stats.live_bytes);
+  return (size + kMiB - 1) / kMiB * kMiB;
+}
+
+// Puts a dump's entries into a pool in durable commits of 1024 entries
+// (or 4 MiB), counting what the pool holds.
+class DumpLoader {
+ public:
+  DumpLoader(Store* store, std::string pool) : store_(store), pool_(std::move(pool)) {}
+
+  absl::Status Add(std::string_view key, std::string_view value) {
+    batch_.Put(key, value);
+    return batch_.Count() >= kBatchEntries || batch_.ApproximateSize() >= kBatchBytes ? Finish() : absl::OkStatus();
+  }
+  // Commits what is pending.
+  absl::Status Finish() {
+    const absl::Status status = store_->Write(batch_);
+    if (status.ok()) loaded_ += batch_.Count();
+    batch_.Clear();
+    return status;
+  }
+  uint64_t loaded() const { return loaded_; }
+  // `status`, and how much of the input the pool took before it.
+  absl::Status Annotate(const absl::Status& status) const {
+    return absl::Status(status.code(),
+                        absl::StrCat(status.message(), " (the first ", loaded_, " entries were loaded into ", pool_, ")"));
+  }
+
+ private:
+  static constexpr size_t kBatchEntries = 1024;
+  static constexpr size_t kBatchBytes = 4 << 20;
+  Store* store_;
+  std::string pool_;
+  WriteBatch batch_;
+  uint64_t loaded_ = 0;
+};
+
+// Every entry of the section whose header `reader` has just read, and of
+// the sections after it.
+absl::Status LoadEntries(MdbTextReader* reader, DumpLoader* loader) {
+  std::string key, value;
+  for (bool section = true; section;) {
+    absl::StatusOr<bool> entry;
+    while ((entry = reader->NextEntry(&key, &value)).ok() && *entry) {
+      if (key.size() > kMaxKeySize) {
+        return absl::InvalidArgumentError(absl::StrCat(reader->name(), " line ", reader->line() - 1, ": a key of ",
+                                                       key.size(), " bytes (a pool's keys hold at most ", kMaxKeySize,
+                                                       ")"));
+      }
+      PMSTORE_RETURN_IF_ERROR(loader->Add(key, value));
+    }
+    if (!entry.ok()) return entry.status();
+    PMSTORE_ASSIGN_OR_RETURN(section, reader->NextSection());
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
 int Create(const CreateConfig& config) {
-  Options options;
-  options.create_if_missing = true;
+  Options options = NewPool(config.size, config.max_size);
   options.error_if_exists = true;
-  options.initial_size = config.size;
-  options.max_size = config.max_size != 0 ? config.max_size : config.size * 16;
   auto store = Store::Open(config.pool, options);
   if (!store.ok()) return Fail(store.status());
   const Stats stats = (*store)->GetStats();
+  const int exit_status = Finish(**store, absl::OkStatus());
+  if (exit_status != 0) return exit_status;
   std::printf("created %s: %s, may grow to %s, %s granularity\n", config.pool.c_str(),
               base::FormatBytes(stats.pool_bytes).c_str(), base::FormatBytes(stats.max_pool_bytes).c_str(),
               std::string(GranularityName(stats.granularity)).c_str());
@@ -54,8 +137,7 @@ int Put(const PutConfig& config) {
   }
   auto store = OpenExisting(config.pool);
   if (!store.ok()) return Fail(store.status());
-  const absl::Status status = (*store)->Put(config.key, value);
-  return status.ok() ? 0 : Fail(status);
+  return Finish(**store, (*store)->Put(config.key, value));
 }
 
 int Get(const std::string& pool, const std::string& key) {
@@ -75,8 +157,7 @@ int Get(const std::string& pool, const std::string& key) {
 int Del(const std::string& pool, const std::string& key) {
   auto store = OpenExisting(pool);
   if (!store.ok()) return Fail(store.status());
-  const absl::Status status = (*store)->Delete(key);
-  return status.ok() ? 0 : Fail(status);
+  return Finish(**store, (*store)->Delete(key));
 }
 
 int List(const ListConfig& config) {
@@ -138,6 +219,50 @@ int Check(const std::string& pool) {
   for (const std::string& problem : report->problems) std::printf("problem: %s\n", problem.c_str());
   std::printf("%s\n", report->clean() ? "clean" : "DAMAGED");
   return report->clean() ? 0 : 1;
+}
+
+int Dump(const DumpConfig& config) {
+  auto store = OpenExisting(config.pool);
+  if (!store.ok()) return Fail(store.status());
+  std::FILE* out = config.file.empty() ? stdout : std::fopen(config.file.c_str(), "w");
+  if (out == nullptr) return Fail(base::ErrnoStatus(errno, "fopen", config.file));
+  MdbTextWriter writer(out, config.print ? MdbTextFormat::kPrint : MdbTextFormat::kByteValue);
+  writer.WriteHeader(MapSizeFor((*store)->GetStats()));
+  auto it = (*store)->NewIterator(ReadOptions(), {});
+  for (it->SeekToFirst(); it->Valid() && writer.ok(); it->Next()) writer.WriteEntry(it->key(), it->value());
+  if (!it->status().ok()) return Fail(it->status());
+  writer.WriteFooter();
+  const std::string where = config.file.empty() ? "stdout" : config.file;
+  if (std::fflush(out) != 0 || !writer.ok()) return Fail(base::ErrnoStatus(errno, "write", where));
+  if (out != stdout && std::fclose(out) != 0) return Fail(base::ErrnoStatus(errno, "close", where));
+  return 0;
+}
+
+int Load(const LoadConfig& config) {
+  std::FILE* in = config.file.empty() ? stdin : std::fopen(config.file.c_str(), "r");
+  if (in == nullptr) return Fail(base::ErrnoStatus(errno, "fopen", config.file));
+  const std::string source = config.file.empty() ? "stdin" : config.file;
+  MdbTextReader reader(in, source);
+  // The first header is read before the pool is touched: input a pool
+  // cannot hold is refused without creating or changing anything.
+  absl::StatusOr<bool> section = reader.NextSection();
+  if (!section.ok()) return Fail(section.status());
+  if (!*section) return Fail(absl::InvalidArgumentError(source + ": empty input, not a dump in mdb_dump's format"));
+  auto store =
+      Store::Open(config.pool, NewPool(config.size != 0 ? config.size : Options().initial_size, config.max_size));
+  if (!store.ok()) return Fail(store.status());
+
+  DumpLoader loader(store->get(), config.pool);
+  absl::Status status = LoadEntries(&reader, &loader);
+  // What came before a bad line goes in too, so the message can say
+  // exactly what the pool now holds.
+  const absl::Status finished = loader.Finish();
+  if (status.ok()) status = finished;
+  if (!status.ok()) return Fail(loader.Annotate(status));
+  for (const std::string& note : reader.notes()) std::fprintf(stderr, "pmstore: note: %s\n", note.c_str());
+  std::printf("loaded %llu entries from %s into %s\n", static_cast<unsigned long long>(loader.loaded()),
+              source.c_str(), config.pool.c_str());
+  return 0;
 }
 
 }  // namespace pmstore::cli

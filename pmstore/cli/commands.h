@@ -1,7 +1,10 @@
 // The pool subcommands of `pmstore`: each takes its arguments as a config
 // struct (flags stay in main.cc) and returns the process exit status:
 // 0 success, 1 missing key (get) or damaged pool (check), 2 any error,
-// after printing one line naming the file and the problem.
+// after printing one line naming the file and the problem (for a failing
+// device: the system call too). Commands that write close the store
+// before they return, so a write that could not be made durable is an
+// error, never a success.
 #pragma once
 
 #include <cstdint>
@@ -38,5 +41,21 @@ int List(const ListConfig& config);
 
 int PrintStats(const std::string& pool, bool json);
 int Check(const std::string& pool);
+
+// mdb_dump's text format (mdb_text.h) out of a pool and into one.
+struct DumpConfig {
+  std::string pool;
+  bool print = false;  // format=print (mdb_dump -p) instead of hex
+  std::string file;    // "" : stdout
+};
+int Dump(const DumpConfig& config);
+
+struct LoadConfig {
+  std::string pool;    // created when missing
+  std::string file;    // "" : stdin
+  uint64_t size = 0;   // of a new pool; 0: 64 MiB
+  uint64_t max_size = 0;  // 0: 16 times size
+};
+int Load(const LoadConfig& config);
 
 }  // namespace pmstore::cli

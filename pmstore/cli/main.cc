@@ -13,20 +13,26 @@
 #include "pmstore/cli/commands.h"
 #include "pmstore/version.h"
 
-ABSL_FLAG(std::string, size, "", "create, bench: pool size, e.g. 64M, 1G (bench default 1G)");
-ABSL_FLAG(std::string, max_size, "", "create: largest size the pool may grow to (default 16 x --size)");
-ABSL_FLAG(std::string, file, "", "put: read the value from this file");
+ABSL_FLAG(std::string, size, "",
+          "create, load, bench: size of a new pool, e.g. 64M, 1G (load default 64M, bench default 1G)");
+ABSL_FLAG(std::string, max_size, "", "create, load: largest size a new pool may grow to (default 16 x --size)");
+ABSL_FLAG(std::string, file, "",
+          "put: read the value from this file; dump: write the dump here; load: read it from here "
+          "(default stdout / stdin)");
+ABSL_FLAG(bool, print, false, "dump: printable characters as themselves (mdb_dump -p) instead of hex");
 ABSL_FLAG(std::string, prefix, "", "list: only keys starting with this");
 ABSL_FLAG(uint64_t, limit, 0, "list: at most this many keys (0: all)");
 ABSL_FLAG(bool, json, false, "stats: print JSON");
 // --- bench: db_bench's names -------------------------------------------------
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
-          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom, reopen "
-          "(close, then time the open)");
+          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom, "
+          "readwhilewriting (--threads readers while one more thread puts), reopen (close, then time the open)");
 ABSL_FLAG(uint64_t, num, 1000000, "bench: keys (and operations per benchmark)");
+ABSL_FLAG(uint64_t, reads, 0, "bench: operations of readrandom, readseq and readwhilewriting's readers (0: --num)");
 ABSL_FLAG(int, key_size, 16, "bench: key bytes");
 ABSL_FLAG(int, value_size, 100, "bench: value bytes");
-ABSL_FLAG(int, threads, 1, "bench: threads sharing the operations");
+ABSL_FLAG(int, threads, 1,
+          "bench: threads sharing the operations (readwhilewriting: the readers; one writer runs besides)");
 ABSL_FLAG(bool, sync, true, "bench: durable writes (--nosync: sync=false, durable only at close)");
 ABSL_FLAG(std::string, output_format, "normal", "bench: normal or json");
 ABSL_FLAG(std::string, compare, "", "bench: also run the same workload on 'lmdb' (MDB_WRITEMAP) and print ratios");
@@ -42,7 +48,11 @@ const std::vector<Subcommand>& Subcommands() {
        "in 2 MiB steps up to --max-size. Fails when POOL exists.\n\nExit status: 0 created, 2 error.",
        {"size", "max_size"}},
       {"put", "put POOL KEY [VALUE] [--file=F]", "Store VALUE (or --file, or stdin) under KEY.",
-       "Durable when the command returns.\n\nExit status: 0 stored, 2 error.", {"file"}},
+       "Durable when the command exits 0. When the device or file system fails to make\n"
+       "it durable (msync, fdatasync, fallocate), one line names the pool and the call,\n"
+       "e.g. 'pmstore: msync(POOL, 4096 bytes at offset 8192): Input/output error', and\n"
+       "the exit status is 2; earlier values stay, the failed one may or may not.\n\n"
+       "Exit status: 0 stored, 2 error.", {"file"}},
       {"get", "get POOL KEY", "Print the value of KEY (raw bytes).",
        "Exit status: 0 printed, 1 KEY is absent, 2 error.", {}},
       {"del", "del POOL KEY", "Delete KEY (absent is fine).", "Exit status: 0, 2 error.", {}},
@@ -56,15 +66,41 @@ const std::vector<Subcommand>& Subcommands() {
        "chunk table, every leaf and record checksum, key order, and that the allocation\n"
        "bitmaps match what the index reaches.\n\nExit status: 0 clean, 1 damaged (problems listed), 2 cannot open.",
        {}},
+      {"dump", "dump POOL [--print] [--file=F]", "Write every key and value in mdb_dump's text format.",
+       "The format of LMDB's mdb_dump (VERSION=3, type=btree, one line per key and per\n"
+       "value, in key order), so mdb_load and other tools read it: `pmstore dump POOL\n"
+       "| mdb_load DB` makes an LMDB database of a pool. Hex by default;\n"
+       "--print writes printable ASCII as itself and \\XX for the rest.\n"
+       "The pool must not be open in another process (one at a time may open it).\n\n"
+       "Exit status: 0, 2 error.",
+       {"print", "file"}},
+      {"load", "load POOL [--file=F] [--size=SIZE] [--max-size=SIZE]",
+       "Load a dump in mdb_dump's text format (LMDB's or pmstore's) into POOL.",
+       "Reads what `mdb_dump DB` or `pmstore dump` writes, hex or print, from stdin or\n"
+       "--file, and puts every entry (replacing a key's old value), committed durably\n"
+       "1024 entries at a time. POOL is created when missing (--size, --max-size).\n"
+       "Input a pool cannot hold is refused before anything is written: a named\n"
+       "sub-database (mdb_dump -s or -a) or a DUPSORT database. On bad input later on,\n"
+       "the message says how many entries before it were loaded.\n\n"
+       "Example (migrate an LMDB database):\n  mdb_dump /var/lib/app/db | pmstore load /mnt/pmem0/pool\n\n"
+       "Exit status: 0 loaded, 2 error.",
+       {"file", "size", "max_size"}},
       {"bench", "bench POOL [--benchmarks=...] [--num=N] [--compare=lmdb] [flags]",
        "db_bench's workloads on POOL (created when missing), optionally against LMDB.",
        "Benchmarks run in the order given; fillseq and fillrandom start from an empty\n"
        "pool, as in db_bench. Per benchmark: ops/s, MB/s, latency p50/p99/p99.9.\n"
        "--compare=lmdb runs the same workload on POOL.lmdb (MDB_WRITEMAP, one synced\n"
        "commit per write when --sync) and prints pmstore/lmdb ratios.\n\n"
-       "Example:\n  PMEM2_FORCE_GRANULARITY=CACHE_LINE pmstore bench /dev/shm/pool --compare=lmdb\n\n"
+       "readwhilewriting (db_bench's): --threads threads look up random keys while one\n"
+       "more thread puts random keys (durable with --sync) until the readers finish;\n"
+       "the readers' row comes first, then the writer's (readwhilewriting.writer). It\n"
+       "shows what a writer's fence or msync costs the readers. Fill the pool first,\n"
+       "e.g. in a run of its own with --nosync.\n\n"
+       "Examples:\n  PMEM2_FORCE_GRANULARITY=CACHE_LINE pmstore bench /dev/shm/pool --compare=lmdb\n"
+       "  pmstore bench /ext4/pool --benchmarks=fillseq --nosync --num=200000\n"
+       "  pmstore bench /ext4/pool --benchmarks=readwhilewriting --num=200000 --reads=20000000 --threads=2\n\n"
        "Exit status: 0, 2 error.",
-       {"size", "benchmarks", "num", "key_size", "value_size", "threads", "sync", "output_format", "compare"}},
+       {"size", "benchmarks", "num", "reads", "key_size", "value_size", "threads", "sync", "output_format", "compare"}},
       {"version", "version", "Print the library version.", "", {}},
   };
   return kSubcommands;
@@ -86,6 +122,11 @@ bool ParseSizeFlag(const std::string& text, uint64_t fallback, uint64_t* out) {
   return true;
 }
 
+// --size and --max-size of a pool that create or load makes (0: unset).
+bool ParseNewPoolSizes(uint64_t* size, uint64_t* max_size) {
+  return ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, size) && ParseSizeFlag(absl::GetFlag(FLAGS_max_size), 0, max_size);
+}
+
 int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   namespace cli = pmstore::cli;
   auto need = [&](size_t min, size_t max) { return args.size() >= min && args.size() <= max; };
@@ -98,10 +139,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     if (!need(1, 1)) return Usage(usage);
     cli::CreateConfig config{args[0], 0, 0};
     if (absl::GetFlag(FLAGS_size).empty()) return Usage("create needs --size");
-    if (!ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, &config.size) ||
-        !ParseSizeFlag(absl::GetFlag(FLAGS_max_size), 0, &config.max_size)) {
-      return Usage("bad size (use e.g. 64M, 1G)");
-    }
+    if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
     return cli::Create(config);
   }
   if (command == "put") {
@@ -119,6 +157,16 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   }
   if (command == "stats") return need(1, 1) ? cli::PrintStats(args[0], absl::GetFlag(FLAGS_json)) : Usage(usage);
   if (command == "check") return need(1, 1) ? cli::Check(args[0]) : Usage(usage);
+  if (command == "dump") {
+    if (!need(1, 1)) return Usage(usage);
+    return cli::Dump({args[0], absl::GetFlag(FLAGS_print), absl::GetFlag(FLAGS_file)});
+  }
+  if (command == "load") {
+    if (!need(1, 1)) return Usage(usage);
+    cli::LoadConfig config{args[0], absl::GetFlag(FLAGS_file), 0, 0};
+    if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
+    return cli::Load(config);
+  }
   if (command == "bench") {
     if (!need(1, 1)) return Usage(usage);
     cli::BenchConfig config;
@@ -127,11 +175,12 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     config.benchmarks = absl::StrSplit(absl::GetFlag(FLAGS_benchmarks), ',', absl::SkipEmpty());
     for (const std::string& name : config.benchmarks) {
       if (name != "fillseq" && name != "fillrandom" && name != "overwrite" && name != "readrandom" &&
-          name != "readseq" && name != "deleterandom" && name != "reopen") {
+          name != "readseq" && name != "deleterandom" && name != "readwhilewriting" && name != "reopen") {
         return Usage("unknown benchmark '" + name + "'");
       }
     }
     config.num = absl::GetFlag(FLAGS_num);
+    config.reads = absl::GetFlag(FLAGS_reads);
     config.key_size = absl::GetFlag(FLAGS_key_size);
     config.value_size = absl::GetFlag(FLAGS_value_size);
     config.threads = absl::GetFlag(FLAGS_threads);

@@ -101,11 +101,8 @@ absl::StatusOr<PageIntent> ParsePageIntent(std::string_view name) {
 
 absl::StatusOr<Engine> ParseEngine(std::string_view name) {
   if (name == "mmap") return Engine::kMmap;
-  // fio's dev-dax engine copies writes with libpmem's memcpy_persist; the
-  // device itself comes from the file name (/dev/daxX.Y), not the engine.
-  if (name == "pmem2" || name == "libpmem" || name == "dev-dax") return Engine::kPmem2;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown engine '", std::string(name), "': use mmap, pmem2 (fio's libpmem) or dev-dax"));
+  if (name == "pmem2" || name == "libpmem") return Engine::kPmem2;
+  return absl::InvalidArgumentError(absl::StrCat("unknown engine '", std::string(name), "': use mmap or pmem2"));
 }
 
 absl::StatusOr<std::unique_ptr<Mapping>> Mapping::Create(const PoolFile& file, const MapOptions& options) {
@@ -120,6 +117,7 @@ absl::StatusOr<std::unique_ptr<Mapping>> Mapping::Create(const PoolFile& file, c
 
   std::unique_ptr<Mapping> mapping(new Mapping());
   mapping->options_ = options;
+  mapping->path_ = file.path();
   mapping->dax_ = file.dax();
   if (options.intent == PageIntent::kAuto) {
     mapping->reserved_ = file.size();
@@ -148,8 +146,10 @@ absl::Status Mapping::Reserve(uint64_t length) {
 }
 
 absl::Status Mapping::MapPiece(const PoolFile& file, uint64_t offset, uint64_t length) {
-  return options_.engine == Engine::kPmem2 ? MapPiecePmem2(file, offset, length)
-                                           : MapPieceMmap(file, offset, length);
+  absl::Status mapped = options_.engine == Engine::kPmem2 ? MapPiecePmem2(file, offset, length)
+                                                          : MapPieceMmap(file, offset, length);
+  if (mapped.ok()) pieces_.push_back({offset, length});
+  return mapped;
 }
 
 absl::Status Mapping::MapPieceMmap(const PoolFile& file, uint64_t offset, uint64_t length) {
@@ -226,6 +226,36 @@ absl::Status Mapping::MapPiecePmem2(const PoolFile& file, uint64_t offset, uint6
   ops_.drain = pmem2_get_drain_fn(map);
   ops_.memcpy = pmem2_get_memcpy_fn(map);
   length_ = offset + length;
+  return absl::OkStatus();
+}
+
+absl::Status Mapping::Persist(const void* ptr, size_t size) const {
+  if (granularity_ == Granularity::kPage) {
+    const auto start = reinterpret_cast<uintptr_t>(ptr);
+    return SyncPages({{start, start + size}});
+  }
+  ops_.persist(ptr, size);
+  return absl::OkStatus();
+}
+
+absl::Status Mapping::SyncPages(const std::vector<Range>& ranges) const {
+  const auto base = reinterpret_cast<uintptr_t>(base_);
+  for (const Piece& piece : pieces_) {
+    const uintptr_t piece_start = base + piece.offset;
+    const uintptr_t piece_end = piece_start + piece.length;
+    uintptr_t start = piece_end;
+    uintptr_t end = piece_start;
+    for (const auto& [first, last] : ranges) {
+      start = std::min(start, std::max(first, piece_start));
+      end = std::max(end, std::min(last, piece_end));
+    }
+    if (start >= end) continue;  // nothing written in this piece
+    start &= ~(kPageSize - 1);   // msync wants a page-aligned start (pieces are page aligned)
+    if (msync(reinterpret_cast<void*>(start), end - start, MS_SYNC) != 0) {
+      return base::ErrnoStatus(errno, "msync",
+                               absl::StrCat(path_, ", ", end - start, " bytes at offset ", start - base));
+    }
+  }
   return absl::OkStatus();
 }
 

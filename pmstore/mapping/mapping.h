@@ -16,15 +16,25 @@
 // place (Extend) without moving data that callers point into.
 //
 // Thread-safety: the accessors are const and safe from any thread; Extend
-// must not race with another Extend, with length(), or with destruction.
+// must not race with another Extend, with length(), with Persist or
+// SyncPages (they walk the list of mapped pieces), or with destruction.
 // Extend never changes the persist strategy (granularity, map_sync, ops),
-// so Persist may run while another thread extends.
+// so callers may keep the functions ops() hands out.
+//
+// Failures: at page granularity durability costs msync, which can fail
+// (EIO from a failing device, EROFS from a file system gone read-only).
+// Persist and SyncPages return that failure; the functions in ops() cannot
+// (libpmem2's page persist aborts the process instead, the mmap engine's
+// drops the error), so code that must know whether its data is durable
+// uses Persist or SyncPages at page granularity.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -81,6 +91,10 @@ class Mapping {
   // long (PoolFile::Grow). Addresses handed out before stay valid.
   absl::Status Extend(const PoolFile& file, uint64_t new_length);
 
+  // Error messages name the file by the path it was mapped from; a caller
+  // that renames the file (PoolFile::PublishAs) says so here.
+  void set_path(std::string path) { path_ = std::move(path); }
+
   char* address() const { return base_; }
   uint64_t length() const { return length_; }
   uint64_t reserved() const { return reserved_; }
@@ -91,9 +105,28 @@ class Mapping {
   bool dax() const { return dax_; }
   const PersistOps& ops() const { return ops_; }
 
-  void Persist(const void* ptr, size_t size) const { ops_.persist(ptr, size); }
+  // Makes [ptr, ptr+size) durable: msync at page granularity (SyncPages),
+  // else the CPU cache flush and fence of ops(), which cannot fail.
+  absl::Status Persist(const void* ptr, size_t size) const;
+
+  // A range of mapped addresses [first, second).
+  using Range = std::pair<uintptr_t, uintptr_t>;
+  // Page granularity: msync(MS_SYNC) of the pages covering `ranges`, one
+  // call per mapped piece they touch, over the span of the ranges that lie
+  // in that piece (the kernel syncs each call's file range once, and on a
+  // page-cache file system each call costs a device cache flush, so
+  // pieces nothing was written to are skipped). Ranges outside the mapping
+  // are ignored. Errors name the call, the file, the bytes and strerror:
+  // "msync(/mnt/pool, 4096 bytes at offset 8192): Input/output error".
+  absl::Status SyncPages(const std::vector<Range>& ranges) const;
 
  private:
+  // One mmap or pmem2_map_new: file bytes [offset, offset + length).
+  struct Piece {
+    uint64_t offset;
+    uint64_t length;
+  };
+
   Mapping() = default;
   absl::Status Reserve(uint64_t length);
   absl::Status MapPiece(const PoolFile& file, uint64_t offset, uint64_t length);
@@ -102,6 +135,8 @@ class Mapping {
   void Advise(char* start, uint64_t length) const;
 
   MapOptions options_;
+  std::string path_;               // for error messages
+  std::vector<Piece> pieces_;      // in file order, back to back from 0
   char* base_ = nullptr;          // first mapped byte
   uint64_t length_ = 0;           // mapped bytes from base_
   uint64_t reserved_ = 0;         // virtual bytes usable from base_

@@ -19,7 +19,8 @@ using base::kCacheLineSize;
 using base::kPageSize;
 
 // Page granularity: the page cache holds the data until msync writes it
-// back. msync wants a page-aligned start.
+// back. msync wants a page-aligned start. The signature leaves no way to
+// report a failure; Mapping::SyncPages is the checked msync.
 void MsyncPersist(const void* ptr, size_t size) {
   const auto start = reinterpret_cast<uintptr_t>(ptr);
   const uintptr_t aligned = start & ~(kPageSize - 1);

@@ -2,7 +2,11 @@
 //
 // Chosen once when the mapping is made (libpmem2's model): callers keep
 // the function pointers and never branch on the kind of media per
-// operation. Signatures are libpmem2's so its functions are used as is.
+// operation. Signatures are libpmem2's so its functions are used as is;
+// they return nothing, which is right for cache flushes and fences (they
+// cannot fail) and wrong for msync: at page granularity libpmem2's persist
+// aborts the process when msync fails and the mmap engine's ignores the
+// failure. Code that must know uses Mapping::Persist or SyncPages.
 #pragma once
 
 #include <cstddef>

@@ -139,6 +139,11 @@ absl::Status PoolFile::PublishAs(const std::string& new_path) {
   return absl::OkStatus();
 }
 
+absl::Status PoolFile::SyncData() const {
+  if (fdatasync(fd_) != 0) return ErrnoStatus(errno, "fdatasync", path_);
+  return absl::OkStatus();
+}
+
 absl::Status PoolFile::Grow(uint64_t new_size) {
   new_size = RoundUp(new_size, kHugePageSize);
   if (new_size <= size_) return absl::OkStatus();

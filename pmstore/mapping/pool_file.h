@@ -52,6 +52,10 @@ class PoolFile {
   // keeps its old size and contents.
   absl::Status Grow(uint64_t new_size);
 
+  // fdatasync: makes the file's data and length durable (after Grow, the
+  // new length). The error names the call and the file.
+  absl::Status SyncData() const;
+
   // Gives the file the name `new_path` atomically, failing with
   // AlreadyExists instead of replacing a file of that name, and makes the
   // new name durable (fsync of the directory). Create a file under a

@@ -152,6 +152,10 @@ absl::StatusOr<uint64_t> SpaceAllocator::ClaimSmallChunk(Transaction& tx) {
   tx.Write(ChunkWordOffset(c), kChunkSmall);
   chunk_words_[c] = kChunkSmall;
   small_[c] = std::move(chunk);
+  if (in_run_) {
+    if (run_chunks_.size() <= c) run_chunks_.resize(c + 1, false);
+    run_chunks_[c] = true;
+  }
   return c;
 }
 
@@ -179,7 +183,30 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocUnits(Transaction& tx, uint64_t un
   small_[chunk]->hint = std::min(kUnitsPerChunk - 1, static_cast<uint64_t>(first) + units);
   MarkUnits(*small_[chunk], static_cast<uint64_t>(first), units, true);
   SetPersistentBits(tx, chunk, static_cast<uint64_t>(first), units, true);
+  if (in_run_) {
+    if (run_units_.size() <= chunk) run_units_.resize(chunk + 1);
+    if (!run_units_[chunk]) run_units_[chunk] = std::make_unique<std::array<uint64_t, kBitmapWords>>();  // zeroed
+    auto& bits = *run_units_[chunk];
+    for (uint64_t u = static_cast<uint64_t>(first); u < static_cast<uint64_t>(first) + units; ++u) {
+      bits[u / 64] |= 1ull << (u % 64);
+    }
+  }
   return ChunkOffset(chunk) + static_cast<uint64_t>(first) * kUnitSize;
+}
+
+void SpaceAllocator::EndRun() {
+  in_run_ = false;
+  run_units_.clear();
+  run_chunks_.clear();
+}
+
+bool SpaceAllocator::FreshInRun(uint64_t offset) const {
+  if (!in_run_ || offset < sb_.heap_offset) return false;
+  const uint64_t c = ChunkOf(offset);
+  if (c < run_chunks_.size() && run_chunks_[c]) return true;
+  if (c >= run_units_.size() || !run_units_[c]) return false;
+  const uint64_t unit = (offset - ChunkOffset(c)) / kUnitSize;
+  return ((*run_units_[c])[unit / 64] >> (unit % 64)) & 1;
 }
 
 void SpaceAllocator::FreeUnits(Transaction& tx, uint64_t offset, uint64_t units) {

@@ -59,6 +59,17 @@ class SpaceAllocator {
   // Makes quarantined space of commits <= `seq` reusable.
   void ReleaseThrough(uint64_t seq);
 
+  // An unsynced run (the store's undo log, undo_log.h) wants to know which
+  // space it allocated itself: that space was free when the run began, so
+  // changing it needs no undo. (Space the run frees stays quarantined
+  // until the run ends: the store passes ReleaseThrough no later commit
+  // than the run's base.)
+  void BeginRun() { in_run_ = true; }
+  void EndRun();
+  // Whether `offset` lies in a small chunk's units, or a chunk, allocated
+  // since BeginRun.
+  bool FreshInRun(uint64_t offset) const;
+
   uint64_t num_chunks() const { return chunk_words_.size(); }
   SpaceUsage Usage() const;
 
@@ -98,6 +109,11 @@ class SpaceAllocator {
   uint64_t current_ = 0;
   std::vector<Freed> pending_;  // freed by the open transaction
   std::deque<Freed> quarantine_;
+  // Since BeginRun: per chunk, its units allocated (a bitmap, made on
+  // first use), or the whole chunk.
+  bool in_run_ = false;
+  std::vector<std::unique_ptr<std::array<uint64_t, kBitmapWords>>> run_units_;
+  std::vector<bool> run_chunks_;
 };
 
 }  // namespace pmstore::internal

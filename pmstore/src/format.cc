@@ -42,6 +42,18 @@ uint64_t LogChecksum(const LogHeader& header, const LogEntry* entries) {
   return XXH3_64bits_digest(&state);
 }
 
+uint64_t UndoHeaderChecksum(const UndoHeader& header) { return Checksum(&header, offsetof(UndoHeader, checksum)); }
+
+uint64_t UndoEntryChecksum(uint64_t run_id, uint64_t index, const UndoEntry& entry) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, &run_id, 8);
+  XXH3_64bits_update(&state, &index, 8);
+  XXH3_64bits_update(&state, &entry.offset, 8);
+  XXH3_64bits_update(&state, entry.line, sizeof(entry.line));
+  return XXH3_64bits_digest(&state);
+}
+
 uint64_t RecordChecksum(const char* record, const char* large_value) {
   RecordHeader h;
   std::memcpy(&h, record, sizeof(h));

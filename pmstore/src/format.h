@@ -81,6 +81,31 @@ inline constexpr uint64_t kVerifyRecord = 1ull << 63;
 inline constexpr uint64_t kVerifyLeaf = 1ull << 62;
 inline constexpr uint64_t kVerifyMask = kVerifyRecord | kVerifyLeaf;
 
+// An unsynced run (doc/FORMAT.md, "Unsynced runs") keeps an undo log in
+// the log slot that the commit it started from does not use: the header
+// in the slot's first line (its first word where a LogHeader has seq),
+// then one entry per 64-byte line the run changed that was live before
+// it, holding that line's contents from before the run. The run is open
+// while the header is valid and the other slot still holds the commit it
+// names (seq and checksum; seq 0 and checksum 0: a pool with no commit).
+inline constexpr uint64_t kUndoMagic = 0x31304f444e554d50ull;  // "PMUNDO01"
+struct UndoHeader {
+  uint64_t magic;
+  uint64_t base_seq;       // the commit a crash inside the run returns to
+  uint64_t base_checksum;  // its LogHeader::checksum
+  uint64_t run_id;         // tells this run's entries from an earlier run's
+  uint64_t checksum;       // XXH3 of the four words before it
+  uint64_t reserved[3];
+};
+static_assert(sizeof(UndoHeader) == 64);
+struct UndoEntry {
+  uint64_t offset;    // of the line in the pool
+  uint64_t checksum;  // UndoEntryChecksum()
+  char line[64];
+};
+inline constexpr uint64_t kUndoEntriesOffset = sizeof(UndoHeader);
+inline constexpr uint64_t kUndoCapacity = (kLogSlotSize - kUndoEntriesOffset) / sizeof(UndoEntry);
+
 // Chunk table words.
 inline constexpr uint64_t kChunkFree = 0;
 inline constexpr uint64_t kChunkSmall = 1;
@@ -159,6 +184,9 @@ uint64_t RootChecksum(const Root& root);
 uint64_t LeafChecksum(const LeafHeader& header, const Leaf& leaf);
 uint8_t KeyFingerprint(std::string_view key);
 uint64_t LogChecksum(const LogHeader& header, const LogEntry* entries);
+uint64_t UndoHeaderChecksum(const UndoHeader& header);
+// Covers the run, the entry's place in the log, its offset and its line.
+uint64_t UndoEntryChecksum(uint64_t run_id, uint64_t index, const UndoEntry& entry);
 // Of the record at `record` whose header is filled in (value at
 // `large_value` when the record says it is large).
 uint64_t RecordChecksum(const char* record, const char* large_value);

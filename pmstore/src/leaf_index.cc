@@ -44,6 +44,9 @@ uint64_t MatchBytes64(const void* bytes, uint8_t value) {
 
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   separators_.Clear();
+  edited_ = false;
+  // The chain always has a first leaf: lookups start from it.
+  if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");
   const uint64_t max_leaves = length / kLeafBytes;
   uint64_t offset = head;
   std::string previous;
@@ -253,6 +256,7 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
   LinkAfter(tx, leaf, *left);
   alloc.FreeUnits(tx, offset, kLeafUnits);
 
+  edited_ = true;
   leaf->second = *left;
   if (two) separators_.Set(RecordKey(base_, pool_->length(), entries[left_count].record), right);
   return absl::OkStatus();
@@ -281,6 +285,12 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
       continue;
     }
     // A free slot: no committed header names it, so it is written in place.
+    if (!tx.IsFresh(offset)) {
+      absl::Status guarded = tx.BeforeInPlace({{offset, sizeof(LeafHeader)},
+                                               {offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot)},
+                                               {offset + offsetof(Leaf, fingerprints) + slot, 1}});
+      if (!guarded.ok()) return guarded;
+    }
     leaf->slots[slot] = LeafSlot{prefix, prefix2, record};
     leaf->fingerprints[slot] = KeyFingerprint(key);
     tx.WroteInPlace(offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot));
@@ -317,6 +327,7 @@ void LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view 
   // An empty leaf leaves the chain; the first leaf's successor inherits "".
   LinkAfter(tx, it, header.next);
   alloc.FreeUnits(tx, offset, kLeafUnits);
+  edited_ = true;
   auto next = separators_.Erase(it);
   if (first) {
     const uint64_t successor = next->second;

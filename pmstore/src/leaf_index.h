@@ -50,6 +50,12 @@ class LeafIndex {
 
   uint64_t leaves() const { return separators_.size(); }
 
+  // Whether the in-memory separators changed (a leaf split or left the
+  // chain) since the last Load or Settle: readers would then find leaves
+  // of the transaction not yet committed.
+  bool edited() const { return edited_; }
+  void Settle() { edited_ = false; }
+
  private:
   const Leaf* LeafAt(uint64_t offset) const { return reinterpret_cast<const Leaf*>(base_ + offset); }
   // Starts loading [offset, offset + bytes) of the pool into the cache.
@@ -73,6 +79,7 @@ class LeafIndex {
   uint64_t heap_offset_;
   const Pool* pool_;  // its length bounds reads through slots (RecordKey)
   SeparatorMap separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
+  bool edited_ = false;
 };
 
 }  // namespace pmstore::internal

@@ -1,18 +1,19 @@
-// Names for every place the store makes data durable (a Persister flush
-// or drain, or the fdatasync that makes a grown file's length durable), so
-// that a crash test can remove one at a time and show that the crash
-// simulator notices.
+// Names for every place the store makes data durable (a Persister flush,
+// drain or length sync), so that a crash test can remove one at a time and
+// show that the crash simulator notices.
 //
-// In the library every PMSTORE_PERSIST(site, call) is exactly `call`. Only
-// a test build that defines PMSTORE_PERSIST_MUTANTS (the test-only
-// pmstore_mutants library) gets the switch: there a site can be disabled,
-// and a test may observe each site that ran.
+// PMSTORE_PERSIST(site, call) is an expression with call's absl::Status.
+// In the library it is exactly `call` (PersistSiteRuns is constexpr true). Only a test build that defines
+// PMSTORE_PERSIST_MUTANTS (the test-only pmstore_mutants library) gets the
+// switch: there a disabled site is skipped and reads as OK.
 //
 // Thread-compatible in mutant builds: tests set the switch while no store
 // is writing.
 #pragma once
 
 #include <cstddef>
+
+#include "absl/status/status.h"
 
 namespace pmstore::internal {
 
@@ -27,17 +28,30 @@ enum class PersistSite : int {
   // Recovery (pool.cc ReplayLog): the replayed words.
   kReplayFlush,
   kReplayDrain,
-  // Growth (pool.cc GrowPool): the file's new length.
+  // Recovery (undo_log.cc): the lines an unsynced run changed, written back.
+  kUndoRestoreFlush,
+  kUndoRestoreDrain,
+  // Growth (pool.cc GrowPool): the file's new length (Persister::SyncLength).
   kGrowSync,
-  // Pages written by sync=false commits (StoreImpl::FlushUnsynced, from
-  // a sync=true commit, Sync or close).
-  kUnsyncedPagesFlush,
   // The commit point (StoreImpl::Commit).
   kCommitInPlaceFlush,
   kCommitLogFlush,
   kCommitAppliedFlush,
   kCommitDrain,
-  // Store::Sync and close.
+  // An unsynced run (store_write.cc, undo_log.cc): its base record when the
+  // log had none, its undo header, each line's old contents before it
+  // changes, then at its end everything it wrote, and the empty record
+  // that retires the base and so closes the run.
+  kRunBaseFlush,
+  kRunBeginFlush,
+  kUndoSaveFlush,
+  kUndoSaveDrain,
+  kUnsyncedPagesFlush,
+  kRunAppliedFlush,
+  kRunDataDrain,
+  kRunEndFlush,
+  kRunEndDrain,
+  // Store::Sync and close, outside a run.
   kSyncAppliedFlush,
   kSyncDrain,
   kCloseAppliedFlush,
@@ -46,36 +60,30 @@ enum class PersistSite : int {
 };
 
 inline constexpr const char* kPersistSiteNames[] = {
-    "format-metadata-flush", "format-bitmap-flush", "format-leaf-flush", "format-drain",
-    "format-magic-flush",    "format-magic-drain",  "replay-flush",      "replay-drain",
-    "grow-fdatasync",        "unsynced-pages-flush", "commit-in-place-flush", "commit-log-flush",
-    "commit-applied-flush",  "commit-drain",        "sync-applied-flush", "sync-drain",
-    "close-applied-flush",   "close-drain",
+    "format-metadata-flush", "format-bitmap-flush", "format-leaf-flush",   "format-drain",
+    "format-magic-flush",    "format-magic-drain",  "replay-flush",        "replay-drain",
+    "undo-restore-flush",    "undo-restore-drain",  "grow-fdatasync",      "commit-in-place-flush",
+    "commit-log-flush",      "commit-applied-flush", "commit-drain",       "run-base-flush",
+    "run-begin-flush",       "undo-save-flush",     "undo-save-drain",     "unsynced-pages-flush",
+    "run-applied-flush",     "run-data-drain",      "run-end-flush",       "run-end-drain",
+    "sync-applied-flush",    "sync-drain",          "close-applied-flush", "close-drain",
 };
 static_assert(sizeof(kPersistSiteNames) / sizeof(kPersistSiteNames[0]) == static_cast<size_t>(PersistSite::kCount));
 
 inline const char* PersistSiteName(PersistSite site) { return kPersistSiteNames[static_cast<int>(site)]; }
 
 #if defined(PMSTORE_PERSIST_MUTANTS)
-// The site a mutant build skips (kCount: none), and an observer called
-// after each site that ran.
+// The site a mutant build skips (kCount: none).
 inline PersistSite g_disabled_persist_site = PersistSite::kCount;
-inline void (*g_persist_site_ran)(PersistSite site) = nullptr;
-
-#define PMSTORE_PERSIST(site, ...)                                                         \
-  do {                                                                                     \
-    if (::pmstore::internal::g_disabled_persist_site != ::pmstore::internal::PersistSite::site) { \
-      __VA_ARGS__;                                                                         \
-      if (::pmstore::internal::g_persist_site_ran != nullptr) {                            \
-        ::pmstore::internal::g_persist_site_ran(::pmstore::internal::PersistSite::site);   \
-      }                                                                                    \
-    }                                                                                      \
-  } while (0)
+inline bool PersistSiteRuns(PersistSite site) { return site != g_disabled_persist_site; }
 #else
-#define PMSTORE_PERSIST(site, ...) \
-  do {                             \
-    __VA_ARGS__;                   \
-  } while (0)
+constexpr bool PersistSiteRuns(PersistSite) { return true; }
 #endif
+
+// `call` (an absl::Status expression) made at the site named by the value
+// `site_value`; PMSTORE_PERSIST names the site by its enumerator.
+#define PMSTORE_PERSIST_AT(site_value, ...) \
+  (::pmstore::internal::PersistSiteRuns(site_value) ? (__VA_ARGS__) : ::absl::OkStatus())
+#define PMSTORE_PERSIST(site, ...) PMSTORE_PERSIST_AT(::pmstore::internal::PersistSite::site, __VA_ARGS__)
 
 }  // namespace pmstore::internal

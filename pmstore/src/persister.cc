@@ -14,63 +14,69 @@ constexpr uintptr_t kPage = 4096;
 // (see StoreImpl::Commit); this class need not remember ranges.
 class CacheLinePersister final : public Persister {
  public:
-  explicit CacheLinePersister(const mapping::PersistOps& ops) : ops_(ops) {}
-  void Flush(const void* addr, size_t size) override { ops_.flush(addr, size); }
-  void Drain() override { ops_.drain(); }
+  CacheLinePersister(const mapping::PersistOps& ops, const mapping::PoolFile& file) : ops_(ops), file_(file) {}
+  absl::Status Flush(const void* addr, size_t size) override {
+    ops_.flush(addr, size);
+    return absl::OkStatus();
+  }
+  absl::Status Drain() override {
+    ops_.drain();
+    return absl::OkStatus();
+  }
+  absl::Status SyncLength() override { return file_.SyncData(); }
 
  private:
   mapping::PersistOps ops_;
+  const mapping::PoolFile& file_;
 };
 
 // Page granularity: msync is the only way to persist, and it costs a
-// system call, so ranges are collected and synced in one call per Drain.
+// system call and, on a page-cache file system, a device cache flush; so
+// ranges are collected and synced together at Drain, one msync per mapped
+// piece written to. libpmem2's own page persist is never used: it aborts
+// the process when msync fails.
 class PagePersister final : public Persister {
  public:
-  explicit PagePersister(const mapping::PersistOps& ops) : ops_(ops) {}
+  PagePersister(const mapping::Mapping& mapping, const mapping::PoolFile& file) : mapping_(mapping), file_(file) {}
 
-  void Flush(const void* addr, size_t size) override {
-    if (size == 0) return;
+  absl::Status Flush(const void* addr, size_t size) override {
+    if (size == 0) return absl::OkStatus();
     const uintptr_t start = reinterpret_cast<uintptr_t>(addr) & ~(kPage - 1);
     const uintptr_t end = (reinterpret_cast<uintptr_t>(addr) + size + kPage - 1) & ~(kPage - 1);
     if (!ranges_.empty() && ranges_.back().second >= start && ranges_.back().first <= end) {
       ranges_.back().first = std::min(ranges_.back().first, start);
       ranges_.back().second = std::max(ranges_.back().second, end);
-      return;
+      return absl::OkStatus();
     }
     ranges_.emplace_back(start, end);
+    return absl::OkStatus();
   }
 
-  void Drain() override {
-    if (ranges_.empty()) return;
-    // One msync over the span of everything flushed: on a page-cache file
-    // system each msync call costs a device cache flush, so one call over a
-    // span (whose clean pages cost nothing) beats one call per range.
-    // Persisting pages in between early is harmless: the commit protocol
-    // already allows any line to reach the media at any time.
-    uintptr_t start = ranges_.front().first;
-    uintptr_t end = ranges_.front().second;
-    for (const auto& [first, last] : ranges_) {
-      start = std::min(start, first);
-      end = std::max(end, last);
-    }
-    Sync({start, end});
+  absl::Status Drain() override {
+    if (ranges_.empty()) return absl::OkStatus();
+    // Within a piece, one msync over the span of what was flushed: each
+    // call costs a device cache flush, so one call over a span (whose clean
+    // pages cost nothing) beats one call per range. Persisting pages in
+    // between early is harmless: the commit protocol already allows any
+    // line to reach the media at any time.
+    absl::Status synced = mapping_.SyncPages(ranges_);
     ranges_.clear();
+    return synced;
   }
+
+  absl::Status SyncLength() override { return file_.SyncData(); }
 
  private:
-  void Sync(std::pair<uintptr_t, uintptr_t> range) {
-    ops_.persist(reinterpret_cast<const void*>(range.first), range.second - range.first);
-  }
-
-  mapping::PersistOps ops_;
-  std::vector<std::pair<uintptr_t, uintptr_t>> ranges_;
+  const mapping::Mapping& mapping_;
+  const mapping::PoolFile& file_;
+  std::vector<mapping::Mapping::Range> ranges_;
 };
 
 }  // namespace
 
-std::unique_ptr<Persister> MakeMappingPersister(const mapping::Mapping& mapping) {
-  if (mapping.granularity() == mapping::Granularity::kPage) return std::make_unique<PagePersister>(mapping.ops());
-  return std::make_unique<CacheLinePersister>(mapping.ops());
+std::unique_ptr<Persister> MakeMappingPersister(const mapping::Mapping& mapping, const mapping::PoolFile& file) {
+  if (mapping.granularity() == mapping::Granularity::kPage) return std::make_unique<PagePersister>(mapping, file);
+  return std::make_unique<CacheLinePersister>(mapping.ops(), file);
 }
 
 }  // namespace pmstore::internal

@@ -55,7 +55,8 @@ absl::Status LockPool(int fd, const std::string& path) {
     query.l_len = 1;
     std::string holder = "another open of it in this process";
     if (fcntl(fd, F_GETLK, &query) == 0 && query.l_type != F_UNLCK) holder = absl::StrCat("process ", query.l_pid);
-    return absl::FailedPreconditionError(absl::StrCat(path, ": pool in use by ", holder));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": pool in use by ", holder, " (a pool is open in one place at a time: close it there first)"));
   }
   struct flock marker = lock;
   marker.l_start = 1;
@@ -101,7 +102,7 @@ absl::StatusOr<Superblock> ReadSuperblock(int fd, uint64_t file_size, const std:
 }
 
 // Everything but the magic, persisted; then the magic and checksum.
-void Format(Pool& pool, Persister& persister) {
+absl::Status Format(Pool& pool, Persister& persister) {
   char* base = pool.base();
   Superblock& sb = pool.superblock;
   std::memset(base, 0, sb.heap_offset);  // fresh file: zero already, but a reused one need not be
@@ -125,13 +126,13 @@ void Format(Pool& pool, Persister& persister) {
   Superblock without_magic = sb;
   std::memset(without_magic.magic, 0, sizeof(without_magic.magic));
   std::memcpy(base, &without_magic, sizeof(without_magic));
-  PMSTORE_PERSIST(kFormatMetadataFlush, persister.Flush(base, sb.heap_offset));
-  PMSTORE_PERSIST(kFormatBitmapFlush, persister.Flush(base + chunk0, kBitmapWords * 8));
-  PMSTORE_PERSIST(kFormatLeafFlush, persister.Flush(first, sizeof(Leaf)));
-  PMSTORE_PERSIST(kFormatDrain, persister.Drain());
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kFormatMetadataFlush, persister.Flush(base, sb.heap_offset)));
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kFormatBitmapFlush, persister.Flush(base + chunk0, kBitmapWords * 8)));
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kFormatLeafFlush, persister.Flush(first, sizeof(Leaf))));
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kFormatDrain, persister.Drain()));
   std::memcpy(base, &sb, sizeof(sb));
-  PMSTORE_PERSIST(kFormatMagicFlush, persister.Flush(base, sizeof(sb)));
-  PMSTORE_PERSIST(kFormatMagicDrain, persister.Drain());
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kFormatMagicFlush, persister.Flush(base, sizeof(sb))));
+  return PMSTORE_PERSIST(kFormatMagicDrain, persister.Drain());
 }
 
 // Where a new pool is made before it is published under its name; the
@@ -223,10 +224,11 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Op
                                                       std::string(GranularityName(options.required_granularity)),
                                                       " is required"));
   }
-  *persister = make_persister(*pool->mapping);
+  *persister = make_persister(*pool->mapping, *pool->file);
   if (pool->created) {
-    Format(*pool, **persister);
+    PMSTORE_RETURN_IF_ERROR(WithPath(Format(*pool, **persister), path));
     PMSTORE_RETURN_IF_ERROR(WithPath(pool->file->PublishAs(path), path));
+    pool->mapping->set_path(path);
     unpublished.clear();
   }
   return pool;
@@ -308,7 +310,8 @@ bool CommitDataIsDurable(const Pool& pool, const LogHeader* older, const LogHead
 
 }  // namespace
 
-absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
+absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq, LogHeader* last) {
+  *last = LogHeader{};
   char* base = pool.base();
   const uint64_t length = pool.length();
   const LogHeader* valid[2] = {nullptr, nullptr};
@@ -336,6 +339,7 @@ absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
   } else {
     *next_seq = newest->seq + 1;
   }
+  *last = *newest;
   // Two consecutive commits are replayed oldest first: the older one's
   // writes may not all be durable yet (FORMAT.md, "Commit protocol").
   for (const LogHeader* header : {older, newest}) {
@@ -354,11 +358,10 @@ absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq) {
     for (uint64_t i = 0; i < header->count; ++i) {
       if ((entries[i].offset & kVerifyMask) != 0) continue;
       std::memcpy(base + entries[i].offset, &entries[i].value, 8);
-      PMSTORE_PERSIST(kReplayFlush, persister.Flush(base + entries[i].offset, 8));
+      PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kReplayFlush, persister.Flush(base + entries[i].offset, 8)));
     }
   }
-  PMSTORE_PERSIST(kReplayDrain, persister.Drain());
-  return absl::OkStatus();
+  return PMSTORE_PERSIST(kReplayDrain, persister.Drain());
 }
 
 absl::StatusOr<Root> ReadRoot(const Pool& pool) {
@@ -374,13 +377,11 @@ absl::StatusOr<Root> ReadRoot(const Pool& pool) {
   return root;
 }
 
-absl::Status GrowPool(Pool& pool, uint64_t chunks) {
+absl::Status GrowPool(Pool& pool, Persister& persister, uint64_t chunks) {
   const uint64_t size = pool.superblock.heap_offset + chunks * kChunkSize;
   PMSTORE_RETURN_IF_ERROR(WithPath(pool.file->Grow(size), pool.path));
   // The new length must survive a crash before any commit counts on it.
-  int synced = 0;
-  PMSTORE_PERSIST(kGrowSync, synced = fdatasync(pool.file->fd()));
-  if (synced != 0) return base::ErrnoStatus(errno, "fdatasync", pool.path);
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kGrowSync, persister.SyncLength()));
   return WithPath(pool.mapping->Extend(*pool.file, size), pool.path);
 }
 

@@ -41,14 +41,19 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Op
                                                std::unique_ptr<Persister>* persister);
 
 // Replays the redo log (the last one or two commits, in order) and makes
-// the result durable. *next_seq: the sequence number of the next commit.
-absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq);
+// the result durable (a persister failure is returned as is).
+// *next_seq: the sequence number of the next commit; *last: the header of
+// the commit record recovery took as the last one (seq 0: none).
+absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq, LogHeader* last);
 
 // Reads and checks the root line (after replay).
 absl::StatusOr<Root> ReadRoot(const Pool& pool);
 
-// Grows the file and the mapping to hold `chunks` heap chunks.
-absl::Status GrowPool(Pool& pool, uint64_t chunks);
+// Grows the file and the mapping to hold `chunks` heap chunks, making the
+// new length durable first. ResourceExhausted when the file system is full
+// (the file keeps its size); any other error is a failing file system
+// (fallocate, the ftruncate that undoes it, fdatasync) or mapping.
+absl::Status GrowPool(Pool& pool, Persister& persister, uint64_t chunks);
 
 // "PATH: message", same code.
 absl::Status WithPath(const absl::Status& status, const std::string& path);

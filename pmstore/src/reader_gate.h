@@ -5,6 +5,11 @@
 // them); writers pay a scan of 64 slots, which is nothing next to a
 // commit's fences.
 //
+// Writers take turns outside the gate (a WriterTurn, below): Lock is
+// called by one thread at a time, which may drop the gate (Unlock) and
+// take it again while it keeps its turn, to let readers in while it waits
+// for the media (GateOpen, below).
+//
 // Not reentrant: a thread holding it shared must not ask for it
 // exclusively (nor the other way round).
 #pragma once
@@ -36,7 +41,6 @@ class ABSL_LOCKABLE ReaderGate {
   }
 
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
-    writers_.lock();
     // Readers that backed off for the previous writer go first (briefly:
     // a steady stream of readers must not starve writers either).
     for (int i = 0; i < 64 && waiting_readers_.load(std::memory_order_relaxed) > 0; ++i) std::this_thread::yield();
@@ -45,10 +49,7 @@ class ABSL_LOCKABLE ReaderGate {
       while (slot.readers.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     }
   }
-  void Unlock() ABSL_UNLOCK_FUNCTION() {
-    writer_.store(false, std::memory_order_release);
-    writers_.unlock();
-  }
+  void Unlock() ABSL_UNLOCK_FUNCTION() { writer_.store(false, std::memory_order_release); }
 
  private:
   static constexpr int kSlots = 64;
@@ -66,7 +67,28 @@ class ABSL_LOCKABLE ReaderGate {
   Slot slots_[kSlots];
   std::atomic<bool> writer_{false};
   std::atomic<int> waiting_readers_{0};
-  std::mutex writers_;  // writers take turns here before raising the flag
+};
+
+// The writers' turn: a plain pthread mutex, which ThreadSanitizer sees
+// (it does not see into Debian's absl::Mutex, built without it).
+class ABSL_LOCKABLE WriterTurn {
+ public:
+  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+
+ private:
+  std::mutex mu_;
+};
+
+class ABSL_SCOPED_LOCKABLE TurnGuard {
+ public:
+  explicit TurnGuard(WriterTurn* turn) ABSL_EXCLUSIVE_LOCK_FUNCTION(turn) : turn_(turn) { turn_->Lock(); }
+  ~TurnGuard() ABSL_UNLOCK_FUNCTION() { turn_->Unlock(); }
+  TurnGuard(const TurnGuard&) = delete;
+  TurnGuard& operator=(const TurnGuard&) = delete;
+
+ private:
+  WriterTurn* turn_;
 };
 
 class ABSL_SCOPED_LOCKABLE SharedGuard {
@@ -86,6 +108,19 @@ class ABSL_SCOPED_LOCKABLE ExclusiveGuard {
   ~ExclusiveGuard() ABSL_UNLOCK_FUNCTION() { gate_->Unlock(); }
   ExclusiveGuard(const ExclusiveGuard&) = delete;
   ExclusiveGuard& operator=(const ExclusiveGuard&) = delete;
+
+ private:
+  ReaderGate* gate_;
+};
+
+// Inside an ExclusiveGuard: lets readers in for its own scope (a writer
+// waiting for an msync), then shuts them out again.
+class ABSL_SCOPED_LOCKABLE GateOpen {
+ public:
+  explicit GateOpen(ReaderGate* gate) ABSL_UNLOCK_FUNCTION(gate) : gate_(gate) { gate_->Unlock(); }
+  ~GateOpen() ABSL_EXCLUSIVE_LOCK_FUNCTION() { gate_->Lock(); }
+  GateOpen(const GateOpen&) = delete;
+  GateOpen& operator=(const GateOpen&) = delete;
 
  private:
   ReaderGate* gate_;

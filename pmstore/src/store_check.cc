@@ -181,6 +181,10 @@ class Checker {
 CheckReport StoreImpl::CheckNow() {
   CheckReport report;
   internal::SharedGuard lock(&mu_);
+  if (closed_) {
+    report.problems.push_back(std::string(ClosedError().message()));
+    return report;
+  }
   Checker(base_, pool_->length(), pool_->superblock, alloc_.num_chunks(), &report).Run();
   return report;
 }

@@ -1,9 +1,20 @@
 // The store: one pool, its allocator and index, one writer at a time.
 //
-// Locking: mu_ (a ReaderGate) is held shared by readers (Get, Contains, iterator refills,
-// Stats, Check) and exclusively by writers for the whole of a write, from
-// building the transaction to applying it. Readers therefore never see a
-// half-applied commit and never block one another.
+// Locking (store.h states the contract): writers take turns on write_mu_
+// for the whole of a write. Readers (Get, Contains, iterator refills,
+// Stats, Check) hold mu_, a ReaderGate, shared; a writer holds it
+// exclusively while it changes what readers see: while it stages a write
+// (which may split index leaves and grow the mapping) and while it
+// applies a commit. It lets readers in while it waits for an msync, unless
+// the write changed the in-memory index (a leaf split or removed); Sync
+// and Close take the gate only for the bookkeeping after their write-back.
+// At cache-line granularity the fence is shorter than handing the gate
+// over twice, so the writer keeps it. Readers therefore never see a
+// half-applied or unacknowledged commit and never block one another.
+//
+// Files: store_impl.cc (open, recovery, close), store_write.cc (the write
+// path and commits), store_run.cc (unsynced runs), store_read.cc (reads),
+// store_check.cc (Check).
 #pragma once
 
 #include <memory>
@@ -11,20 +22,22 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "pmstore/src/allocator.h"
 #include "pmstore/src/leaf_index.h"
+#include "pmstore/src/persist_site.h"
 #include "pmstore/src/pin_registry.h"
 #include "pmstore/src/pool.h"
 #include "pmstore/src/reader_gate.h"
 #include "pmstore/src/transaction.h"
+#include "pmstore/src/undo_log.h"
 #include "pmstore/store.h"
 
 namespace pmstore {
 
-class StoreImpl final : public Store {
+class StoreImpl final : public Store, private internal::InPlaceGuard {
  public:
-  // Open with a chosen persistence seam (tests model the CPU cache with it).
+  // Open with a chosen persistence seam (tests model the CPU cache with it,
+  // or a device that fails).
   static absl::StatusOr<std::unique_ptr<StoreImpl>> OpenWith(const std::string& path, const Options& options,
                                                              internal::PersisterFactory make_persister);
   ~StoreImpl() override;
@@ -41,6 +54,7 @@ class StoreImpl final : public Store {
   absl::StatusOr<bool> Contains(std::string_view key) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options, const IterateOptions& range) override;
   absl::Status Sync() override;
+  absl::Status Close() override;
   Stats GetStats() override;
   CheckReport CheckNow() override;
 
@@ -65,42 +79,99 @@ class StoreImpl final : public Store {
   WriteOptions DefaultWrite() const override { return WriteOptions{default_sync_}; }
 
  private:
+  // One operation of a write: Put and Delete make one, a WriteBatch one per
+  // entry; all go through WriteOps.
+  struct Op {
+    WriteBatch::OpKind kind;
+    std::string_view key;
+    std::string_view value;
+  };
+
   StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<internal::Persister> persister, bool sync);
   absl::Status Recover();
 
-  absl::Status StagePut(std::string_view key, std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void StageDelete(std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status StageBatch(const WriteBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<uint64_t> WriteRecord(std::string_view key, std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FreeRecord(uint64_t record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void StageRoot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status Commit(bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Abandon() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A commit of its own that frees empty small chunks; false when none.
-  bool ReclaimEmptyChunks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void MarkUnsynced(uint64_t offset, uint64_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FlushUnsynced() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<uint64_t> Grow(uint64_t chunks) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // --- the write path (store_write.cc) ---
+  absl::Status WriteOps(const WriteOptions& options, const Op* ops, size_t count);
+  absl::Status Stage(const Op* ops, size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::Status StagePut(std::string_view key, std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void StageDelete(std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::StatusOr<uint64_t> WriteRecord(std::string_view key, std::string_view value)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void FreeRecord(uint64_t record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void StageRoot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::Status Commit(bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::Status PersistCommit(char* slot, uint64_t log_bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void Apply(uint64_t seq, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void Abandon() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // After a failed try: OK when a second try may succeed (the unsynced run
+  // ended, empty chunks were reclaimed; *sync: make it a durable commit),
+  // else the status to return.
+  absl::Status MakeRoom(const absl::Status& failure, bool* sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::StatusOr<uint64_t> Grow(uint64_t chunks) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Flushes the last commit's applied lines and drains: everything
+  // written so far is durable (Sync, close, outside an unsynced run).
+  absl::Status PersistAll(internal::PersistSite applied_site, internal::PersistSite drain_site)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
-  std::unique_ptr<internal::Pool> pool_;
+  // --- unsynced runs (undo_log.h, doc/FORMAT.md "Unsynced runs") ---
+  absl::Status BeginRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Saves the lines of `ranges` the run did not allocate itself.
+  absl::Status BeforeInPlace(std::initializer_list<InPlaceGuard::Range> ranges) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::Status SaveLines(const std::vector<uint64_t>& lines) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Ends the run: makes everything it wrote durable, then retires its
+  // base record (that closes it on the media); readers may go on
+  // meanwhile. ForgetRun then drops it from memory (under the gate).
+  absl::Status PersistRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  void ForgetRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void MarkUnsynced(uint64_t offset, uint64_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  absl::Status FlushUnsynced() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Everything written so far durable, without keeping readers out: ends
+  // the unsynced run, or else PersistAll (Sync, Close).
+  absl::Status MakeDurable(internal::PersistSite applied_site, internal::PersistSite drain_site)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // The commit reused space is released through: the last commit, or in a
+  // run the run's base (what the run frees stays until it ends).
+  uint64_t ReleasableThrough(uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+
+  // --- failures ---
+  // A persistence failure: the store refuses writes from now on (until it
+  // is reopened) with this status, which names the file; returns it.
+  absl::Status Poison(const absl::Status& failure) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // OK when writes are accepted; else why not (closed, or poisoned).
+  absl::Status Writable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // FailedPrecondition naming the file, for calls after Close.
+  absl::Status ClosedError() const;
+
+  const std::string path_;
+  std::unique_ptr<internal::Pool> pool_;  // released by Close
   std::unique_ptr<internal::Persister> persister_;
   const bool default_sync_;
   char* const base_;
 
+  internal::WriterTurn write_mu_;  // held for the whole of a write, Sync, Close
   internal::ReaderGate mu_;
   internal::SpaceAllocator alloc_ ABSL_GUARDED_BY(mu_);
   internal::LeafIndex index_ ABSL_GUARDED_BY(mu_);
-  internal::Transaction tx_ ABSL_GUARDED_BY(mu_);
-  std::vector<internal::LogEntry> log_entries_ ABSL_GUARDED_BY(mu_);  // Commit's, kept for its capacity
+  internal::Transaction tx_ ABSL_GUARDED_BY(write_mu_);
+  std::vector<internal::LogEntry> log_entries_ ABSL_GUARDED_BY(write_mu_);  // Commit's, kept for its capacity
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t key_count_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t key_delta_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t key_delta_ ABSL_GUARDED_BY(write_mu_) = 0;
+  // The newest commit record in the log (seq 0: none): an unsynced run's base.
+  internal::LogHeader last_record_ ABSL_GUARDED_BY(write_mu_) = {};
   // Lines applied by the last commit, not yet flushed: the next commit
   // flushes them before its commit fence (as does Sync, or close).
-  std::vector<uint64_t> unfenced_lines_ ABSL_GUARDED_BY(mu_);
-  // Pages written by sync=false commits, one bit each.
-  std::vector<uint64_t> unsynced_pages_ ABSL_GUARDED_BY(mu_);
-  bool any_unsynced_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<uint64_t> unfenced_lines_ ABSL_GUARDED_BY(write_mu_);
+  // The unsynced run: its undo log, and the pages it wrote, one bit each.
+  internal::UndoLog undo_ ABSL_GUARDED_BY(write_mu_);
+  std::vector<uint64_t> unsynced_pages_ ABSL_GUARDED_BY(write_mu_);
+  bool any_unsynced_ ABSL_GUARDED_BY(write_mu_) = false;
+  std::vector<uint64_t> lines_ ABSL_GUARDED_BY(write_mu_);  // SaveLines' argument, kept for its capacity
+  // The first persistence failure; writes are refused with it.
+  absl::Status poisoned_ ABSL_GUARDED_BY(write_mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status close_status_ ABSL_GUARDED_BY(write_mu_);
   PinRegistry pins_;
 };
 

@@ -66,6 +66,7 @@ class StoreIterator final : public Iterator {
 
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
   internal::SharedGuard lock(&mu_);
+  if (closed_) return ClosedError();
   const uint64_t record = index_.Lookup(key);
   if (record == 0) return absl::NotFoundError("key not found");
   internal::RecordView view;
@@ -84,6 +85,7 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, st
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) {
   pinned->Reset();
   internal::SharedGuard lock(&mu_);
+  if (closed_) return ClosedError();
   const uint64_t record = index_.Lookup(key);
   if (record == 0) return absl::NotFoundError("key not found");
   internal::RecordView view;
@@ -103,6 +105,7 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, Pi
 
 absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
   internal::SharedGuard lock(&mu_);
+  if (closed_) return ClosedError();
   return index_.Lookup(key) != 0;
 }
 
@@ -114,6 +117,7 @@ absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const I
                                   size_t max_entries, size_t max_bytes, ScanBuffer* out, bool* end) {
   internal::SharedGuard lock(&mu_);
   *end = true;
+  if (closed_) return ClosedError();
   absl::Status status;
   index_.ScanFrom(target, [&](uint64_t record) {
     internal::RecordView view;
@@ -138,18 +142,17 @@ absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const I
 
 Stats StoreImpl::GetStats() {
   Stats stats;
-  {
-    internal::SharedGuard lock(&mu_);
-    stats.path = pool_->path;
-    stats.keys = key_count_;
-    stats.pool_bytes = pool_->length();
-    stats.max_pool_bytes = pool_->superblock.heap_offset + pool_->superblock.max_chunks * internal::kChunkSize;
-    const internal::SpaceUsage usage = alloc_.Usage();
-    stats.live_bytes = usage.live_bytes;
-    stats.free_bytes = usage.free_bytes;
-    stats.fragmentation =
-        usage.free_bytes == 0 ? 0 : static_cast<double>(usage.free_in_partial_chunks) / usage.free_bytes;
-  }
+  stats.path = path_;
+  internal::SharedGuard lock(&mu_);  // growth changes the mapped length; Close unmaps
+  if (closed_) return stats;
+  stats.keys = key_count_;
+  stats.pool_bytes = pool_->length();
+  stats.max_pool_bytes = pool_->superblock.heap_offset + pool_->superblock.max_chunks * internal::kChunkSize;
+  const internal::SpaceUsage usage = alloc_.Usage();
+  stats.live_bytes = usage.live_bytes;
+  stats.free_bytes = usage.free_bytes;
+  stats.fragmentation =
+      usage.free_bytes == 0 ? 0 : static_cast<double>(usage.free_in_partial_chunks) / usage.free_bytes;
   switch (pool_->mapping->granularity()) {
     case mapping::Granularity::kByte: stats.granularity = Granularity::kByte; break;
     case mapping::Granularity::kCacheLine: stats.granularity = Granularity::kCacheLine; break;
@@ -157,7 +160,6 @@ Stats StoreImpl::GetStats() {
   }
   stats.dax = pool_->mapping->dax();
   stats.map_sync = pool_->mapping->map_sync();
-  internal::SharedGuard lock(&mu_);  // growth changes the mapped length
   auto census = mapping::VerifyMapping(pool_->base(), pool_->length());
   if (census.ok()) {
     const uint64_t mapped = census->pmd_bytes + census->pte_bytes;

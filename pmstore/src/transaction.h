@@ -17,12 +17,31 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <utility>
 #include <vector>
+
+#include "absl/status/status.h"
 
 #include "pmstore/src/format.h"
 
 namespace pmstore::internal {
+
+// Told before a write in place into a leaf that a committed header may
+// refer to (a free slot of a live leaf, and that leaf's header, which the
+// commit then changes): an unsynced run saves those lines for its undo log
+// first (undo_log.h). Not OK: the write must not happen.
+class InPlaceGuard {
+ public:
+  struct Range {
+    uint64_t offset;
+    uint64_t size;
+  };
+  virtual absl::Status BeforeInPlace(std::initializer_list<Range> ranges) = 0;
+
+ protected:
+  ~InPlaceGuard() = default;
+};
 
 class Transaction {
  public:
@@ -42,6 +61,13 @@ class Transaction {
   // `checksum` (so stale bytes of an object once freed there do not pass)
   // and match its contents. A later call for the same object replaces it.
   void Verify(uint64_t kind, uint64_t offset, uint64_t checksum) { Write(kind | offset, checksum); }
+
+  // The guard asked before in-place writes into live leaves (none: no
+  // one is asked). Kept across Clear.
+  void set_guard(InPlaceGuard* guard) { guard_ = guard; }
+  absl::Status BeforeInPlace(std::initializer_list<InPlaceGuard::Range> ranges) {
+    return guard_ != nullptr ? guard_->BeforeInPlace(ranges) : absl::OkStatus();
+  }
 
   // [offset, offset+size) was written in place and must be flushed before
   // the commit is sealed.
@@ -76,6 +102,7 @@ class Transaction {
   void Grow();
 
   char* base_;
+  InPlaceGuard* guard_ = nullptr;
   std::vector<Slot> table_;      // open addressing, power of two
   std::vector<uint32_t> order_;  // indexes into table_, first-write order
   std::vector<std::pair<uint64_t, uint64_t>> in_place_;

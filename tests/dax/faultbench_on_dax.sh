@@ -1,6 +1,6 @@
 #!/bin/bash
 # faultbench on a real fsdax mount, inside scripts/dax-vm:
-#   faultbench_on_dax.sh FAULTBENCH [--numa-only | --carryover]
+#   faultbench_on_dax.sh FAULTBENCH [--numa-only | --carryover] [--fio-jobs]
 #  - --mapping=pmd on a fresh file verifies as PMD by the fs_dax tracepoints
 #    (dax_trace), about one fault per 2 MiB, no FALLBACK;
 #  - --mapping=pte verifies 0 PMD bytes;
@@ -11,7 +11,13 @@
 #    (doc/DAX-VM.md);
 #  - with DAX_VM_NUMA=1, --cpunodebind=block:pmem0 runs on node 1's CPUs,
 #    and compare --numa-matrix is CPU node x pmem0, its pages on pmem0's
-#    node (sysfs) in every cell, exact.
+#    node (sysfs) in every cell, exact;
+#  - with --fio-jobs: fio's examples/libpmem.fio (tests/faultbench/fio_jobs)
+#    run by fio's own libpmem engine and by faultbench on the DAX mount have
+#    the same jobs and groups (fio_structure.sh), and faultbench's libpmem
+#    writes reached pmem at cache-line granularity (MAP_SYNC). fio's
+#    examples/dev-dax.fio needs a device DAX node: faultbench_on_devdax.sh
+#    runs it, in the --devdax boots.
 # Prints `dax-measure:` lines with the counts (doc/DAX-VM.md).
 set -u
 fb=$1
@@ -38,8 +44,15 @@ m='.jobs[0].faultbench.mapping'
 . "$(dirname "$0")/numa_matrix.sh"
 numa_only=0
 carryover=0
-[ "${2:-}" = --numa-only ] && numa_only=1
-[ "${2:-}" = --carryover ] && carryover=1
+fio_jobs=0
+for arg in "${@:2}"; do
+  case "$arg" in
+    --numa-only) numa_only=1 ;;
+    --carryover) carryover=1 ;;
+    --fio-jobs) fio_jobs=1 ;;
+    *) echo "FAIL: faultbench_on_dax.sh: unknown argument $arg"; exit 1 ;;
+  esac
+done
 
 if [ "$numa_only" = 0 ]; then
 
@@ -95,6 +108,30 @@ if [ "${DAX_VM_NUMA:-0}" = 1 ]; then
   numa_matrix fsdax "numa-matrix on fsdax: CPU node x pmem0 (node 1), exact in every cell" \
     '.numa_matrix.dax_device == "pmem0" and .numa_matrix.mem_nodes == [1] and .numa_matrix.marks["1"] == "block:pmem0" and (.numa_matrix.matrices[0].cells | length) == 2 and .numa_matrix.matrices[0].all_exact and ([.numa_matrix.matrices[0].cells[].page_nodes_source | startswith("device pmem0")] | all)' \
     --directory="$dir" --name=matrix --size=4M --rw=write --modes=pmd --unlink
+fi
+
+if [ "$fio_jobs" = 1 ]; then
+  here=$(cd "$(dirname "$0")/../faultbench" && pwd)
+  mkdir -p "$dir/fio-jobs"
+  if FB_DIR=$dir/fio-jobs "$here/fio_structure.sh" "$fb" "$here/fio_jobs" libpmem.fio \
+       >"$out/fio-jobs.txt" 2>&1; then
+    echo "ok: fio's libpmem.fio: fio and faultbench have the same jobs and groups"
+  else
+    echo "FAIL: fio's job files in the VM"; failed=1
+  fi
+  sed 's/^/  /' "$out/fio-jobs.txt"
+  if grep -q "^measure: libpmem.fio libpmem-seqwrite .*granularity=cache_line" "$out/fio-jobs.txt"; then
+    echo "ok: libpmem.fio: faultbench's libpmem writes mapped at cache-line granularity (DAX, MAP_SYNC)"
+  else
+    echo "FAIL: libpmem.fio: faultbench's libpmem mapping is not cache-line granular on DAX"; failed=1
+  fi
+  # One job per stonewall stage: each stage's DAX faults are traced apart.
+  verified=$(grep -cE "^measure: libpmem.fio .* verify=(dax_trace|pagemap_scan)" "$out/fio-jobs.txt")
+  if [ "$verified" = 2 ]; then
+    echo "ok: libpmem.fio: both stages' mappings verified on DAX (dax_trace per stage, or pagemap_scan)"
+  else
+    echo "FAIL: libpmem.fio: a stage's DAX mapping was not verified"; failed=1
+  fi
 fi
 
 rm -rf "$out" "$dir"

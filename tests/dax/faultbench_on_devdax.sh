@@ -6,7 +6,12 @@
 #  - a run with the mapping of the device's align (pmd for 2M, pud for 1G)
 #    verifies at that page size, one fault per page; every other --mapping
 #    is a one-line error, exit 2, before anything is mapped;
-#  - fio's ioengine=dev-dax in a job file runs on the device;
+#  - fio's ioengine=dev-dax in a job file runs on the device, and fio's
+#    examples/dev-dax.fio (tests/faultbench/fio_jobs) runs under fio's own
+#    dev-dax engine and under faultbench: the same jobs and groups, fio's
+#    and faultbench's faults side by side, faultbench's one per page of the
+#    align each worker touched (fio without a dev-dax engine: faultbench's
+#    side alone, said so);
 #  - compare --modes=pte,pmd,pud runs the align's mode and names the others;
 #  - the pages are put on the device's node (sysfs), not "absent";
 #  - with DAX_VM_NUMA=1: compare --numa-matrix is CPU node x the device,
@@ -100,6 +105,51 @@ if "$fb" run --output-format=json "$out/dev-dax.fio" >"$out/fio.json"; then
     ".jobs[0].jobname == \"dev-dax-write\" and $m.engine == \"pmem2\" and $m.granularity == \"cache_line\" and $m.$census == 33554432"
 else
   bad "job file with ioengine=dev-dax"
+fi
+
+# fio's examples/dev-dax.fio (tests/faultbench/fio_jobs/dev-dax.fio: 16
+# threads on the device, a randwrite stage then a randread stage, bs=2m),
+# run by fio's own dev-dax engine and by faultbench on the device.
+fio_jobs=$(cd "$(dirname "$0")/../faultbench" && pwd)
+mkdir -p "$out/fio-jobs" "$out/kept"
+if fio --enghelp 2>/dev/null | grep -qx $'\tdev-dax'; then
+  if FB_DIR=$out/fio-jobs FB_DAX_DEV=$DAX_DEV FB_KEEP_DIR=$out/kept "$fio_jobs/fio_structure.sh" "$fb" \
+       "$fio_jobs/fio_jobs" dev-dax.fio >"$out/dev-dax-fio.txt" 2>&1; then
+    ok "dev-dax.fio: fio's dev-dax engine and faultbench have the same jobs and groups on $DAX_DEV"
+  else
+    bad "dev-dax.fio: fio and faultbench differ, or one failed"
+  fi
+  sed 's/^/  /' "$out/dev-dax-fio.txt"
+  fioj=$out/kept/dev-dax.fio.fio.json
+  check "dev-dax.fio: fio ran its own dev-dax engine, I/O in both stages" "$fioj" \
+    '(.jobs | length) == 2 and (.["global options"].ioengine == "dev-dax") and .jobs[0].write.total_ios > 0 and .jobs[1].read.total_ios > 0'
+  # fio's faults at the align's page size: each of the 16 threads maps the
+  # device and takes at most one fault per page its 2 MiB I/Os touch (at
+  # 4 KiB it would be 512 an I/O). The read stage adds each thread's first
+  # touch of its fresh 2 MiB read buffer (512 pages; fio fills write
+  # buffers before it starts counting).
+  pages=$(( $(cat "$sys/size") / align ))
+  jq -r --arg a "$align" '.jobs[] | "dax-measure: devdax align=\($a) dev-dax.fio \(.jobname) g=\(.groupid) fio faults=\(.minf + .majf) ios=\(.read.total_ios + .write.total_ios)"' "$fioj"
+  check "dev-dax.fio under fio: faults at most one per align page an I/O touches (+ read buffers)" "$fioj" \
+    "[.jobs[] | (.read.total_ios + .write.total_ios) as \$io | ([\$io, 16 * $pages] | min) as \$pages |
+      (if .read.total_ios > 0 then 16 * 512 else 0 end) as \$buffers | (.minf + .majf) as \$f |
+      \$f >= 16 and \$f <= \$buffers + \$pages + 16] | all"
+else
+  echo "note: this fio has no dev-dax engine (fio --enghelp): dev-dax.fio runs under faultbench alone," \
+       "checked against the faults the align explains"
+  FB_DAX_DEV=$DAX_DEV "$fb" run --output-format=json --output="$out/kept/dev-dax.fio.faultbench.json" \
+    "$fio_jobs/fio_jobs/dev-dax.fio" || bad "faultbench run dev-dax.fio"
+fi
+# faultbench's side, fio's engine or not: every worker (one mapping each, as
+# fio's threads have) took one fault per align-sized page it touched.
+fbj=$out/kept/dev-dax.fio.faultbench.json
+if [ -s "$fbj" ]; then
+  jq -r --arg a "$align" '.jobs[] | .faultbench as $f |
+    "dax-measure: devdax align=\($a) dev-dax.fio \(.jobname) g=\(.groupid) members=\($f.members) faultbench faults=\(.minf + .majf) expected=\([$f.workers[].mapping.page_size_evidence.expected_faults] | add) page_size=\([$f.workers[].mapping.page_size_evidence.page_size] | unique) \($a|tonumber|./1048576)MiB-pages verify=\([$f.workers[].mapping.verify_method] | unique)"' "$fbj"
+  check "dev-dax.fio under faultbench: 2 groups of 16, every worker verified at the align, faults agree" "$fbj" \
+    "(.jobs | length) == 2 and ([.jobs[].faultbench | .members == 16 and ([.workers[].mapping | .verify_method == \"page_size\" and .page_size_evidence.page_size == $align and .page_size_evidence.faults_agree] | all)] | all)"
+  check "dev-dax.fio under faultbench: each stage's faults are its workers' touched pages of the align" "$fbj" \
+    "[.jobs[] | ([.faultbench.workers[].mapping.page_size_evidence.expected_faults] | add) as \$e | (.minf + .majf) >= \$e and (.minf + .majf) <= \$e + 2 * .faultbench.members] | all"
 fi
 
 # compare --modes=pte,pmd,pud: the align's mode runs, the others are named.

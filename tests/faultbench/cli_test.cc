@@ -147,12 +147,75 @@ TEST(FaultbenchCli, JobFileRunsAndUnsupportedOptionIsNamed) {
   EXPECT_EQ(nlohmann::json::parse(r.out).at("jobs").at(0).at("jobname"), "randrw");
   {
     std::ofstream job(dir.File("bad.fio"));
-    job << "[a]\nsize=4M\ndirectory=" << dir.path() << "\niodepth=8\n";
+    job << "[a]\nsize=4M\ndirectory=" << dir.path() << "\niodepth=8\nfrobnicate=8\n";
   }
   ExpectOneLineUsageError(Faultbench("run " + dir.File("bad.fio"), dir),
-                          "job file " + dir.File("bad.fio") + ", line 4: unsupported option 'iodepth'");
+                          "job file " + dir.File("bad.fio") + ", line 5: unsupported option 'frobnicate'");
+  {
+    std::ofstream job(dir.File("verify.fio"));
+    job << "[a]\nsize=4M\ndirectory=" << dir.path() << "\nverify=md5\n";
+  }
+  ExpectOneLineUsageError(Faultbench("run " + dir.File("verify.fio"), dir),
+                          "line 4: option 'verify' is not supported: faultbench checks no data");
   ExpectOneLineUsageError(Faultbench("run " + dir.path(), dir), "is a directory (did you mean --directory?)");
   ExpectOneLineUsageError(Faultbench("run " + dir.File("missing.fio"), dir), "No such file or directory");
+}
+
+// A job file of fio's semantics end to end: group_reporting makes one
+// entry of three workers, percentile_list picks the percentiles, stonewall
+// starts a new group, --section runs one section, iodepth is named as
+// changing nothing, and invalidate says which default applied.
+TEST(FaultbenchCli, JobFileGroupsPercentilesSectionsAndDefaults) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  {
+    std::ofstream job(dir.File("groups.fio"));
+    job << "[global]\ndirectory=" << jobs << "\nsize=4M\nrw=randread\nnumjobs=3\niodepth=4\n"
+        << "[grouped]\ngroup_reporting\npercentile_list=50:99.9\n[single]\nstonewall\n";
+  }
+  Result r = Faultbench("run --output-format=json " + dir.File("groups.fio"), dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc.at("jobs").size(), 4u);
+  const auto& grouped = doc["jobs"][0];
+  EXPECT_EQ(grouped["jobname"], "grouped");
+  EXPECT_EQ(grouped["groupid"], 0);
+  EXPECT_EQ(grouped["read"]["total_ios"], 3 * 1024);
+  EXPECT_EQ(grouped["faultbench"]["members"], 3);
+  const auto& percentiles = grouped["read"]["clat_ns"]["percentile"];
+  EXPECT_EQ(percentiles.size(), 2u) << percentiles;
+  EXPECT_TRUE(percentiles.contains("50.000000") && percentiles.contains("99.900000")) << percentiles;
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_EQ(doc["jobs"][i]["jobname"], "single");
+    EXPECT_EQ(doc["jobs"][i]["groupid"], 1);
+    EXPECT_EQ(doc["jobs"][i]["read"]["clat_ns"]["percentile"].size(), 17u) << "fio's default list";
+  }
+  const auto& page_cache = grouped["faultbench"]["page_cache"];
+  EXPECT_TRUE(page_cache["invalidate"].get<bool>());
+  EXPECT_EQ(page_cache["invalidate_source"], "fio's default in job files");
+  EXPECT_EQ(grouped["faultbench"]["notes"].size(), 1u);
+
+  Result text = Faultbench("run --section=single " + dir.File("groups.fio"), dir);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(text.out.find("grouped"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("single: (groupid=0, jobs=1)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("note         : iodepth=4: change nothing in a synchronous mmap engine"),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("page cache   : invalidate=1 (fio's default in job files): dropped"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("Run status group 0 (all jobs):"), std::string::npos) << text.out;
+  ExpectOneLineUsageError(Faultbench("run --section=nope " + dir.File("groups.fio"), dir),
+                          "no such job section (the file has: grouped, single)");
+
+  // On the command line faultbench keeps the page cache, unless told.
+  Result flags = Faultbench("run --directory=" + jobs + " --size=4M --output-format=json", dir);
+  ASSERT_EQ(flags.status, 0) << flags.err;
+  const auto flag_cache = nlohmann::json::parse(flags.out)["jobs"][0]["faultbench"]["page_cache"];
+  EXPECT_FALSE(flag_cache["invalidate"].get<bool>());
+  EXPECT_EQ(flag_cache["invalidate_source"], "faultbench's default on the command line");
+  Result told = Faultbench("run --directory=" + jobs + " --size=4M --invalidate=1 --output-format=json", dir);
+  ASSERT_EQ(told.status, 0) << told.err;
+  EXPECT_EQ(nlohmann::json::parse(told.out)["jobs"][0]["faultbench"]["page_cache"]["invalidate_source"], "set");
 }
 
 TEST(FaultbenchCli, StrictFailsWhenTheMappingDiffers) {

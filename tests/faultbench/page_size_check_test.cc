@@ -1,8 +1,11 @@
-// What a backing with one page size allows (run/page_size_check.h), on
-// facts written down here, so each rule is seen on its own.
+// What a backing with one page size allows (run/page_size_check.h) and the
+// size a target is made (run/target.h), on facts written down here, so each
+// rule is seen on its own.
 #include "faultbench/run/page_size_check.h"
 
 #include <gtest/gtest.h>
+
+#include "faultbench/run/target.h"
 
 namespace faultbench {
 namespace {
@@ -54,10 +57,33 @@ TEST(CheckMappingFits, OnOnePageSizeOnlyThatSizeOrAutoRuns) {
   EXPECT_NE(s.message().find("use --mapping=pud"), std::string::npos) << s;
 }
 
-TEST(MapLength, WholePagesOfTheBackingsSize) {
-  EXPECT_EQ(MapLength(Job(PageIntent::kAuto, 64 << 20), Device(k1GiB)), k1GiB);
-  EXPECT_EQ(MapLength(Job(PageIntent::kAuto, 3 << 20), Hugetlbfs(k2MiB)), 4u << 20);
-  EXPECT_EQ(MapLength(Job(PageIntent::kAuto, 3 << 20), FixedPageSize{}), 3u << 20) << "PoolFile rounds files itself";
+TEST(PreparedSize, WholePagesOfTheBackingsSize) {
+  EXPECT_EQ(PreparedSize(64 << 20, Device(k1GiB)), k1GiB);
+  EXPECT_EQ(PreparedSize(3 << 20, Hugetlbfs(k2MiB)), 4u << 20);
+  EXPECT_EQ(PreparedSize(3ull << 30, Hugetlbfs(k1GiB)), 3ull << 30);
+  EXPECT_EQ(PreparedSize(3 << 20, FixedPageSize{}), 4u << 20) << "PoolFile's 2 MiB rounding";
+}
+
+// The run's plan decides what a device must hold: the farthest any worker's
+// file size reaches (offset + size, or the whole device), not one job's size.
+TEST(CheckFixedPageSizeJobs, ADeviceMustHoldEveryPlannedWorker) {
+  const JobOptions job = Job(PageIntent::kPmd);
+  std::vector<WorkerContext> workers(2);
+  for (int w = 0; w < 2; ++w) {
+    workers[w].job = &job;
+    workers[w].worker_index = w;
+    workers[w].file = job.filename;
+    workers[w].fixed = Device(k2MiB);
+    workers[w].file_size = 4ull << 30;
+  }
+  workers[1].file_size = (4ull << 30) + k2MiB;  // its range ends past the device
+  absl::Status s = CheckFixedPageSizeJobs(workers);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("the device holds 4.0 GiB"), std::string::npos) << s;
+
+  workers[1].file_size = 4ull << 30;
+  s = CheckFixedPageSizeJobs(workers);
+  EXPECT_NE(s.code(), absl::StatusCode::kInvalidArgument) << "the whole device fits: " << s;
 }
 
 }  // namespace

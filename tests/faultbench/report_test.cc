@@ -141,6 +141,104 @@ TEST(MappingOutcomeTest, APudRequestDiffersUnlessPudMapped) {
   EXPECT_TRUE(m.DiffersFromRequest());
 }
 
+// Three workers of one job with group_reporting, and a fourth job after a
+// stonewall without it.
+RunResult GroupedRun() {
+  RunResult run;
+  for (int i = 0; i < 4; ++i) {
+    WorkerResult w = FakeRun().workers[0];
+    w.job.name = i < 3 ? "writers" : "reader";
+    w.job.group_reporting = i < 3;
+    w.worker_index = i < 3 ? i : 0;
+    w.group_id = i < 3 ? 0 : 1;
+    w.total.runtime_s = 0.5 + 0.25 * i;  // 0.5, 0.75, 1.0 s in the group
+    w.total.rusage.minor_faults = 10 + i;
+    w.total.rusage.user_s = 0.1;
+    w.mapping.census.pmd_bytes = 2 << 20;
+    w.mapping.census.pte_bytes = 1 << 20;
+    run.workers.push_back(w);
+  }
+  return run;
+}
+
+// fio's group_reporting: one entry per group that sums its workers, the
+// rate over the longest runtime, and faultbench's list of the workers.
+TEST(JsonReport, GroupReportingAggregatesAGroupIntoOneEntry) {
+  const nlohmann::json doc = RunToJson(GroupedRun());
+  ASSERT_EQ(doc["jobs"].size(), 2u);
+  const auto& group = doc["jobs"][0];
+  EXPECT_EQ(group["jobname"], "writers");
+  EXPECT_EQ(group["groupid"], 0);
+  EXPECT_EQ(group["read"]["total_ios"], 3000);
+  EXPECT_EQ(group["read"]["io_bytes"], 3000 * 4096);
+  EXPECT_EQ(group["read"]["runtime"], 1000) << "the longest member's";
+  EXPECT_DOUBLE_EQ(group["read"]["iops"].get<double>(), 3000.0);
+  EXPECT_EQ(group["read"]["clat_ns"]["N"], 3000);
+  EXPECT_EQ(group["job_runtime"], 2250) << "the members' runtimes added, as fio's job_runtime";
+  EXPECT_NEAR(group["usr_cpu"].get<double>(), 0.3 / 2.25 * 100, 1e-6);
+  EXPECT_EQ(group["minf"], 10 + 11 + 12);
+  const auto& fb = group["faultbench"];
+  EXPECT_TRUE(fb["group_reporting"].get<bool>());
+  EXPECT_EQ(fb["members"], 3);
+  ASSERT_EQ(fb["workers"].size(), 3u);
+  EXPECT_EQ(fb["workers"][2]["worker"], 2);
+  EXPECT_EQ(fb["workers"][2]["mapping"]["pmd_bytes"], 2 << 20);
+  EXPECT_EQ(fb["mapping"]["pmd_bytes"], 3 * (2 << 20));
+  EXPECT_EQ(fb["mapping"]["pte_bytes"], 3 * (1 << 20));
+  EXPECT_EQ(fb["mapping"]["pud_bytes"], 0) << "no member had a 1 GiB page";
+  EXPECT_NEAR(fb["mapping"]["pmd_share"].get<double>(), 2.0 / 3, 1e-9);
+  const auto& reader = doc["jobs"][1];
+  EXPECT_EQ(reader["jobname"], "reader");
+  EXPECT_EQ(reader["groupid"], 1);
+  EXPECT_EQ(reader["read"]["total_ios"], 1000);
+  EXPECT_FALSE(reader["faultbench"].contains("members"));
+}
+
+TEST(JsonReport, WithoutGroupReportingEachWorkerIsAnEntry) {
+  RunResult run = GroupedRun();
+  for (WorkerResult& w : run.workers) w.job.group_reporting = false;
+  const nlohmann::json doc = RunToJson(run);
+  ASSERT_EQ(doc["jobs"].size(), 4u);
+  EXPECT_EQ(doc["jobs"][2]["jobname"], "writers");
+  EXPECT_EQ(doc["jobs"][2]["groupid"], 0);
+}
+
+TEST(TextReport, GroupEntryAndRunStatusGroupsAsFioPrintsThem) {
+  const std::string text = RenderRun(GroupedRun(), OutputFormat::kNormal);
+  EXPECT_NE(text.find("writers: (groupid=0, jobs=3): err= 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("reader: (groupid=1, jobs=1): err= 0: worker=0"), std::string::npos) << text;
+  EXPECT_NE(text.find("pmd=6.0 MiB (66.7%) pud=0 B pte=3.0 MiB over 3 workers"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nRun status group 0 (all jobs):\n   READ: bw="), std::string::npos) << text;
+  EXPECT_NE(text.find("run=1000-1000msec"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nRun status group 1 (all jobs):\n"), std::string::npos) << text;
+}
+
+// percentile_list replaces fio's default list; disable_clat and
+// disable_lat leave fio's all-zero latency objects; lat_percentiles adds
+// percentiles to lat_ns.
+TEST(JsonReport, LatencyOptionsShapeTheLatencyObjects) {
+  RunResult run = FakeRun();
+  run.workers[0].job.percentile_list = {50, 99.9};
+  nlohmann::json read = RunToJson(run)["jobs"][0]["read"];
+  ASSERT_EQ(read["clat_ns"]["percentile"].size(), 2u);
+  EXPECT_TRUE(read["clat_ns"]["percentile"].contains("99.900000"));
+  EXPECT_FALSE(read["lat_ns"].contains("percentile"));
+
+  run.workers[0].job.lat_percentiles = true;
+  run.workers[0].job.clat_percentiles = false;
+  read = RunToJson(run)["jobs"][0]["read"];
+  EXPECT_FALSE(read["clat_ns"].contains("percentile"));
+  EXPECT_TRUE(read["lat_ns"]["percentile"].contains("50.000000"));
+
+  run.workers[0].job.disable_clat = true;
+  read = RunToJson(run)["jobs"][0]["read"];
+  EXPECT_EQ(read["clat_ns"]["N"], 0);
+  EXPECT_EQ(read["lat_ns"]["N"], 1000);
+  const std::string text = RenderRun(run, OutputFormat::kNormal);
+  EXPECT_EQ(text.find("clat (nsec)"), std::string::npos) << text;
+  EXPECT_NE(text.find(" lat percentiles (nsec)"), std::string::npos) << text;
+}
+
 TEST(OutputFormat, UnknownNameIsAnError) {
   EXPECT_FALSE(ParseOutputFormat("terse").ok());
   EXPECT_TRUE(ParseOutputFormat("json").ok());

@@ -133,7 +133,7 @@ TEST_P(MappingOnFs, ExtendGrowsInPlaceAndNewBytesReachTheFile) {
   EXPECT_EQ((*m)->length(), 4 * kHugePageSize);
   char* tail = before + 3 * kHugePageSize + 5;
   (*m)->ops().memcpy(tail, "tail", 4, 0);
-  (*m)->Persist(before, 4);
+  ASSERT_TRUE((*m)->Persist(before, 4).ok());
   char buf[4];
   ASSERT_EQ(pread(file->fd(), buf, 4, 3 * kHugePageSize + 5), 4);
   EXPECT_EQ(std::string(buf, 4), "tail");

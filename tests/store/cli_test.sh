@@ -1,9 +1,10 @@
 #!/bin/sh
 # The `pmstore` command end to end: every subcommand, its output and its
 # exit status (0 ok, 1 missing key / damaged pool, 2 error or bad usage).
-# Usage: cli_test.sh PATH/TO/pmstore
+# Usage: cli_test.sh PATH/TO/pmstore PATH/TO/failing_sync_shim.so
 set -u
 PMSTORE=$1
+SHIM=$2
 DIR=$(mktemp -d /dev/shm/pmstore-cli-XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 POOL=$DIR/pool
@@ -63,6 +64,9 @@ expect 0 "bench" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchm
 grep -q '"name": "readrandom"' "$DIR/out" && grep -q '"p999_us"' "$DIR/out" || { echo "FAIL: bench json: $(head -c 300 "$DIR/out")"; failures=$((failures + 1)); }
 jq -e '.benchmarks[] | select(.name == "reopen") | .ops == 1 and .seconds > 0' "$DIR/out" >/dev/null \
   || { echo "FAIL: bench reopen: $(jq -c '.benchmarks[-1]' "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "bench readwhilewriting" -- "$PMSTORE" bench "$DIR/rww" --size=64M --num=2000 --reads=20000 --threads=2 --benchmarks=fillseq,readwhilewriting --output-format=json
+jq -e '[.benchmarks[].name] == ["fillseq", "readwhilewriting", "readwhilewriting.writer"] and .benchmarks[1].ops == 20000 and .benchmarks[1].found == 20000' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench readwhilewriting: $(jq -c '.benchmarks' "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "bench --compare=lmdb" -- "$PMSTORE" bench "$DIR/bench2" --size=64M --num=1000 --compare=lmdb
 grep -q "ratio pmstore/lmdb" "$DIR/out" || { echo "FAIL: bench compare output"; failures=$((failures + 1)); }
 
@@ -83,6 +87,36 @@ expect 2 "check of an unopenable pool" -- "$PMSTORE" check "$DIR/garbage"
 expect 2 "unknown subcommand" -- "$PMSTORE" frobnicate
 expect 2 "unknown flag" -- "$PMSTORE" get "$POOL" a --bogus
 expect 0 "help" -- "$PMSTORE" help bench
+
+# A device that fails writes (the preloaded shim makes msync or fdatasync
+# fail with EIO): exit 2, one line naming the pool and the call, never a
+# signal; what was acknowledged before stays, the pool stays clean.
+failing() {  # failing CALL AFTER DESCRIPTION -- command...
+  call=$1 after=$2 what=$3; shift 4
+  LD_PRELOAD=$SHIM PMSTORE_FAIL_CALL=$call PMSTORE_FAIL_AFTER=$after "$@" >"$DIR/out" 2>"$DIR/err"
+  got=$?
+  if [ "$got" != 2 ]; then
+    echo "FAIL: $what: exit $got (a signal when over 128), wanted 2; stderr: $(cat "$DIR/err")"
+    failures=$((failures + 1))
+  elif [ "$(wc -l <"$DIR/err")" != 1 ] || ! grep -q "^pmstore: $call($FPOOL" "$DIR/err" \
+       || ! grep -q "Input/output error" "$DIR/err"; then
+    echo "FAIL: $what: wanted one line 'pmstore: $call($FPOOL...): Input/output error', got: $(cat "$DIR/err")"
+    failures=$((failures + 1))
+  fi
+}
+FPOOL=$DIR/failing
+expect 0 "create a pool that grows" -- "$PMSTORE" create "$FPOOL" --size=4M --max-size=64M
+expect 0 "put before the device fails" -- "$PMSTORE" put "$FPOOL" before one
+# Open replays the last commit (one msync); the put's commit is the next.
+failing msync 1 "put while msync fails" -- "$PMSTORE" put "$FPOOL" during two
+failing msync 0 "open while msync fails" -- "$PMSTORE" del "$FPOOL" before
+head -c 8388608 /dev/zero | tr '\0' 'L' >"$DIR/large"
+failing fdatasync 0 "growth while fdatasync fails" -- "$PMSTORE" put "$FPOOL" large --file "$DIR/large"
+expect 0 "get after the failures" -- "$PMSTORE" get "$FPOOL" before
+output_is "the acknowledged value stays" "one"
+expect 1 "the put that failed to grow the pool is not there" -- "$PMSTORE" get "$FPOOL" large
+expect 0 "check after the failures" -- "$PMSTORE" check "$FPOOL"
+expect 0 "put once the device works" -- "$PMSTORE" put "$FPOOL" after three
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

@@ -51,12 +51,18 @@ struct ReadOptions {
 struct WriteOptions {
   // true: the write is durable when the call returns (one fence at
   // cache-line granularity, one msync pass at page granularity).
-  // false: gives up durability and, across a power failure or kernel
-  // crash, atomicity: nothing is flushed until Store::Sync() or close.
-  // A power failure before that Sync may leave a pool that Open reports
-  // damaged (doc/FORMAT.md); after Sync returns, everything is durable.
-  // A killed process loses nothing either way (the data is in the page
-  // cache or the persistence domain's caches), as with LMDB's NOSYNC.
+  // false: the write is visible at once and durable only once Store::Sync
+  // returns OK, a later sync=true write returns OK, or Close does. Such
+  // writes form a run; a power failure (or kernel crash) inside one leaves
+  // the pool clean and exactly as the last durable write left it: the
+  // run's writes are lost together, never partly, never damaging (an undo
+  // log in the pool sees to that, doc/FORMAT.md "Unsynced runs"). A killed
+  // process loses nothing either way (the data is in the page cache or
+  // the persistence domain's caches), as with LMDB's NOSYNC. Cost: nothing
+  // is flushed per write, but the first change of each 64-byte line that
+  // existed before the run costs a flush and fence (page granularity: an
+  // msync) — cheap for loads into new space, about three lines per leaf
+  // for overwrites spread over an existing pool.
   bool sync = true;
 };
 

@@ -7,10 +7,17 @@
 //   absl::Status s = (*store)->Put({}, "key", "value");
 //
 // Thread-safety: every method may be called from any number of threads at
-// once. Readers (Get, Contains, iterators) never block each other; writers
-// (Put, Delete, Write, Sync) take turns and block readers only while they
-// apply a commit. One process at a time may open a pool: the file is
-// locked.
+// once. Readers (Get, Contains, iterators, GetStats, CheckNow) never block
+// each other. Writers (Put, Delete, Write, Sync, Close) take turns. A
+// writer keeps readers out while it stages its write in memory and while
+// it applies its commit (microseconds); it lets them in while it waits for
+// an msync (page granularity), except for a write that splits or empties
+// an index leaf (about one new key in 25). The fence at cache-line
+// granularity, shorter than letting readers in and out, keeps them out.
+// Sync and Close let readers in while they write back, and keep them out
+// only for the bookkeeping at the end. Readers see a write once it is
+// acknowledged, and never a write that failed. One process at a time may
+// open a pool: the file is locked.
 //
 // Errors, as absl::Status with a one-line message naming the file:
 //   NotFound            Get on a missing key; Open on a missing file
@@ -20,11 +27,30 @@
 //                       magic); a batch too large for one commit
 //   FailedPrecondition  unsupported format version; granularity weaker
 //                       than required; the pool is in use by another
-//                       process (the message names its pid)
+//                       process (the message names its pid); any call
+//                       after Close
 //   DataLoss            truncated file; checksum failure
-//   ResourceExhausted   the pool is full and may not grow further; the
-//                       failed write changed nothing
-//   others              the failing system call and strerror
+//   ResourceExhausted   the pool is full and may not grow further, or the
+//                       file system is full when it grows; the failed
+//                       write changed nothing and later writes are
+//                       accepted (an msync or fdatasync that fails for lack
+//                       of space is a failure to persist, below)
+//   others              a failing system call, named with the file and
+//                       strerror, e.g. "msync(/mnt/pool, 4096 bytes at
+//                       offset 8192): Input/output error"
+//
+// A failure to make data durable (msync, fdatasync, or fallocate and the
+// ftruncate that undoes it while the pool grows, for any reason but a full
+// file system) fails the write, Sync or Close that needed it, and poisons
+// the store: every later Put, Delete, Write and Sync returns that error
+// (same code, the message says so) until the pool is reopened; reads go on
+// and see the state before the failed write; Close returns it too. Nothing
+// acknowledged before is lost: reopen once the device or file system is
+// fixed (after a remount: until then the page cache may hold pages the
+// device refused), and the pool recovers to a state that holds every
+// acknowledged write; the failed write itself may or may not be there,
+// whole or not at all, like a write in flight at a crash. No I/O error
+// makes the library abort the process.
 #pragma once
 
 #include <cstdint>
@@ -68,8 +94,9 @@ class Store {
   // the pool could not be examined at all (missing, not a pool, in use).
   static absl::StatusOr<CheckReport> Check(const std::string& path);
 
-  // Makes every write durable, then unmaps and unlocks. Pinned values and
-  // iterators must be gone.
+  // Closes the store if Close was not called, as Close does; a failure it
+  // cannot return is printed on stderr. Pinned values and iterators must
+  // be gone.
   virtual ~Store() = default;
 
   // Stores `value` under `key`, replacing any old value. Durable on return
@@ -92,8 +119,18 @@ class Store {
   // An iterator over the keys selected by `range`; see iterator.h.
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options, const IterateOptions& range) = 0;
 
-  // Makes writes made with sync=false durable.
+  // Makes writes made with sync=false durable. Not OK when that failed
+  // (the store is then poisoned, see above) or when the store was already
+  // poisoned or closed.
   virtual absl::Status Sync() = 0;
+
+  // Makes every write durable, then unmaps the pool and unlocks the file,
+  // so that another process may open it. OK when everything acknowledged
+  // is durable; else the failure (a poisoned store returns its error).
+  // Every later call, Close included, returns the same status (Close) or
+  // FailedPrecondition (the others). Pinned values and iterators must be
+  // gone first.
+  virtual absl::Status Close() = 0;
 
   virtual Stats GetStats() = 0;
   // Check() on the open store (takes the read lock while it runs).

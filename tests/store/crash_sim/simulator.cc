@@ -56,8 +56,8 @@ class Simulator {
   // The store's persister: a model of the CPU cache.
   class ShadowPersister final : public internal::Persister {
    public:
-    ShadowPersister(Simulator* sim, const mapping::Mapping& mapping)
-        : sim_(sim), base_(mapping.address()), mapping_(&mapping) {
+    ShadowPersister(Simulator* sim, const mapping::Mapping& mapping, const mapping::PoolFile& file)
+        : sim_(sim), base_(mapping.address()), mapping_(&mapping), file_(&file) {
       shadow_.assign(base_, base_ + mapping.length());  // what the file held when mapped
       sim_->durable_length_ = mapping.length();
       Extend();
@@ -65,11 +65,17 @@ class Simulator {
     }
     ~ShadowPersister() override { sim_->closed_shadow_ = std::move(shadow_); }
 
-    void Flush(const void* addr, size_t size) override {
+    absl::Status Flush(const void* addr, size_t size) override {
       const uint64_t offset = static_cast<const char*>(addr) - base_;
       pending_.emplace_back(offset & ~(kLine - 1), (offset + size + kLine - 1) & ~(kLine - 1));
+      return absl::OkStatus();
     }
-    void Drain() override {
+    // The grown length survives a crash once this ran.
+    absl::Status SyncLength() override {
+      sim_->durable_length_ = file_->size();
+      return absl::OkStatus();
+    }
+    absl::Status Drain() override {
       if (sim_->armed_) sim_->CrashHere("drain");
       Extend();
       bool changed = false;
@@ -82,6 +88,7 @@ class Simulator {
       }
       if (changed) ++generation_;
       pending_.clear();
+      return absl::OkStatus();
     }
 
     // Grown space reads as zeros until something persists there.
@@ -100,6 +107,7 @@ class Simulator {
     Simulator* sim_;
     const char* base_;
     const mapping::Mapping* mapping_;
+    const mapping::PoolFile* file_;
     std::vector<char> shadow_;
     std::vector<std::pair<uint64_t, uint64_t>> pending_;
     uint64_t generation_ = 0;
@@ -112,32 +120,41 @@ class Simulator {
     }
   };
 
-  static std::unique_ptr<internal::Persister> MakePersister(const mapping::Mapping& mapping) {
-    auto persister = std::make_unique<ShadowPersister>(g_simulator, mapping);
+  static std::unique_ptr<internal::Persister> MakePersister(const mapping::Mapping& mapping,
+                                                            const mapping::PoolFile& file) {
+    auto persister = std::make_unique<ShadowPersister>(g_simulator, mapping, file);
     g_simulator->persister_ = persister.get();
     return persister;
   }
 
-  uint64_t DurableLength() const {
-#if defined(PMSTORE_PERSIST_MUTANTS)
-    return std::min(durable_length_, persister_->mapped());
-#else
-    return persister_->mapped();  // the library's growth fdatasync is trusted
-#endif
-  }
+  uint64_t DurableLength() const { return std::min(durable_length_, persister_->mapped()); }
 
   bool OpenStore(const char* what);
   void Step();
+  WriteOptions NextWrite() const { return WriteOptions{.sync = run_left_ == 0}; }
   void PutOp(std::string key, size_t size);
-  void UnsyncedRun();
-  bool UnsyncedWrites(Model* next);
+  void DeleteOp(std::string key);
+  void BatchOp();
+  void SyncOp();
   void Restart(bool clean);
   std::string NextValue(size_t size) { return testing::ValueFor(rng_(), size); }
+
+  // The write about to be made: its state if it takes effect.
+  void InFlight(Model next, bool sync) {
+    in_flight_ = std::move(next);
+    in_flight_sync_ = sync;
+  }
+  // It returned OK: its state is acknowledged, and durable with sync (a
+  // durable write ends the unsynced run before it, too).
   void Acknowledged() {
-    acked_ = std::move(*in_flight_);
+    if (in_flight_sync_) allowed_.clear();
+    allowed_.push_back(std::move(*in_flight_));
     in_flight_.reset();
     CrashHere("after acknowledgement");
   }
+  // Everything acknowledged is durable (Sync, close).
+  void AllDurable() { allowed_.erase(allowed_.begin(), allowed_.end() - 1); }
+  const Model& acked() const { return allowed_.back(); }
 
   void CrashHere(const char* where);
   void Fail(const std::string& what) {
@@ -145,7 +162,10 @@ class Simulator {
   }
   bool BuildImage(const std::vector<uint64_t>& lines, uint64_t length);
   void CheckImage();
-  bool Matches(Store& store, const Model& model, std::string* diff);
+  // Everything `store` holds; the large value as its digest.
+  Model Contents(Store& store);
+  // The allowed state `seen` is (its index), or -1; the write in flight: -2.
+  int Recognise(const Model& seen) const;
   std::string Describe(const Model& seen) const;
 
   const Config config_;
@@ -158,26 +178,18 @@ class Simulator {
   bool armed_ = false;
   const char* where_ = "";
 
-  Model acked_;                     // state after every acknowledged write
-  std::optional<Model> in_flight_;  // state if the write being made took effect
+  // What a crash may leave (doc/FORMAT.md, "Invariants"): the state after
+  // some commit from the last durable one (front) to the last acknowledged
+  // one (back), each commit between them unsynced; or the write in flight.
+  std::vector<Model> allowed_ = {Model()};
+  std::optional<Model> in_flight_;
+  bool in_flight_sync_ = true;
+  int run_left_ = 0;  // unsynced writes left in the current run
 
   ImageFile image_;
   std::unordered_set<uint64_t> seen_images_;
   Result result_;
-
-#if defined(PMSTORE_PERSIST_MUTANTS)
-  friend void GrowSynced(internal::PersistSite site);
-#endif
 };
-
-#if defined(PMSTORE_PERSIST_MUTANTS)
-// The new length is durable once the growth fdatasync ran.
-void GrowSynced(internal::PersistSite site) {
-  if (site != internal::PersistSite::kGrowSync || g_simulator == nullptr) return;
-  struct stat st;
-  if (stat(g_simulator->pool_path_.c_str(), &st) == 0) g_simulator->durable_length_ = static_cast<uint64_t>(st.st_size);
-}
-#endif
 
 void Simulator::CrashHere(const char* where) {
   where_ = where;
@@ -248,9 +260,9 @@ bool Simulator::BuildImage(const std::vector<uint64_t>& lines, uint64_t length) 
   return true;
 }
 
-// Everything the store holds. The large value is compared in place (a
-// pinned view) rather than copied: it is read for every image.
-bool Simulator::Matches(Store& store, const Model& model, std::string* diff) {
+// Everything the store holds. The large value is read in place (a pinned
+// view) and digested rather than copied: it is read for every image.
+Model Simulator::Contents(Store& store) {
   Model seen;
   IterateOptions small;
   small.lower_bound = std::string(kLargeKey) + '\0';
@@ -259,40 +271,30 @@ bool Simulator::Matches(Store& store, const Model& model, std::string* diff) {
     for (it->SeekToFirst(); it->Valid(); it->Next()) seen[std::string(it->key())] = std::string(it->value());
   }
   PinnedValue large;
-  const absl::Status got = store.Get(ReadOptions(), kLargeKey, &large);
-  auto expected = model.find(kLargeKey);
-  const std::string large_digest = got.ok() ? Digest(large.value()) : "";
-  bool large_ok = got.ok() ? expected != model.end() && expected->second == large_digest
-                           : absl::IsNotFound(got) && expected == model.end();
-  if (large_ok && seen.size() + (expected == model.end() ? 0 : 1) == model.size()) {
-    bool same = true;
-    for (const auto& [k, v] : seen) {
-      auto m = model.find(k);
-      if (m == model.end() || m->second != v) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return true;
+  if (store.Get(ReadOptions(), kLargeKey, &large).ok()) seen[kLargeKey] = Digest(large.value());
+  return seen;
+}
+
+int Simulator::Recognise(const Model& seen) const {
+  for (size_t i = allowed_.size(); i-- > 0;) {
+    if (allowed_[i] == seen) return static_cast<int>(i);
   }
-  if (diff != nullptr) {
-    if (got.ok()) seen[kLargeKey] = large_digest;
-    *diff = Describe(seen) + (large_ok ? "" : "; the large value differs");
-  }
-  return false;
+  return in_flight_.has_value() && *in_flight_ == seen ? -2 : -1;
 }
 
 void Simulator::CheckImage() {
   ++result_.images;
+  if (allowed_.size() > 1 || (in_flight_.has_value() && !in_flight_sync_)) ++result_.unsynced_images;
   auto recovered = Store::Open(image_.path(), Options());
   if (!recovered.ok()) {
     Fail("recovery failed: " + std::string(recovered.status().message()));
     return;
   }
   Store& store = **recovered;
-  std::string diff;
-  if (!Matches(store, acked_, &diff) && !(in_flight_.has_value() && Matches(store, *in_flight_, nullptr))) {
-    Fail("recovered contents match neither the acknowledged state nor the write in flight: " + diff);
+  const Model seen = Contents(store);
+  if (Recognise(seen) == -1) {
+    Fail("recovered contents match no state after a commit since the last durable one, nor the write in flight: " +
+         Describe(seen));
     return;
   }
   const CheckReport report = store.CheckNow();
@@ -304,20 +306,22 @@ void Simulator::CheckImage() {
 }
 
 std::string Simulator::Describe(const Model& seen) const {
-  std::string out = std::to_string(seen.size()) + " keys, acknowledged " + std::to_string(acked_.size());
+  const Model& acked = allowed_.back();
+  std::string out = std::to_string(seen.size()) + " keys, acknowledged " + std::to_string(acked.size()) + " (" +
+                    std::to_string(allowed_.size() - 1) + " of those writes unsynced)";
   int shown = 0;
   auto show = [&](const std::string& key, const char* what) {
     if (++shown <= 3) out += "; key " + key + " " + what;
   };
   for (const auto& [k, v] : seen) {
-    auto a = acked_.find(k);
-    if (a == acked_.end()) {
+    auto a = acked.find(k);
+    if (a == acked.end()) {
       show(k, "present, never acknowledged");
     } else if (a->second != v) {
       show(k, "holds another value");
     }
   }
-  for (const auto& [k, v] : acked_) {
+  for (const auto& [k, v] : acked) {
     if (seen.find(k) == seen.end()) show(k, "lost");
   }
   return out;
@@ -335,12 +339,13 @@ bool Simulator::OpenStore(const char* what) {
 }
 
 void Simulator::PutOp(std::string key, size_t size) {
-  Model next = acked_;
+  Model next = acked();
   const bool exists = next.count(key) != 0;
   const std::string value = NextValue(size);
   next[key] = key == kLargeKey ? Digest(value) : value;
-  in_flight_ = std::move(next);
-  const absl::Status status = store_->Put(key, value);
+  const WriteOptions options = NextWrite();
+  InFlight(std::move(next), options.sync);
+  const absl::Status status = store_->Put(options, key, value);
   if (!status.ok()) return Fail("put: " + std::string(status.message()));
   ++result_.puts;
   if (exists) ++result_.overwrites;
@@ -348,41 +353,49 @@ void Simulator::PutOp(std::string key, size_t size) {
   Acknowledged();
 }
 
-// Writes with sync=false give up durability and atomicity until Sync:
-// no crash is checked in between, and Sync must make all of them durable.
-void Simulator::UnsyncedRun() {
-  ++result_.unsynced_runs;
-  Model next = acked_;
-  if (!UnsyncedWrites(&next)) return;
-  const absl::Status synced = store_->Sync();
-  armed_ = true;
-  if (!synced.ok()) return Fail("sync: " + std::string(synced.message()));
-  in_flight_ = std::move(next);
+void Simulator::DeleteOp(std::string key) {
+  Model next = acked();
+  next.erase(key);
+  const WriteOptions options = NextWrite();
+  InFlight(std::move(next), options.sync);
+  const absl::Status status = store_->Delete(options, key);
+  if (!status.ok()) return Fail("delete: " + std::string(status.message()));
+  ++result_.deletes;
   Acknowledged();
 }
 
-// A few sync=false writes, applied to *next; leaves the simulator
-// disarmed (Sync or close must make them durable).
-bool Simulator::UnsyncedWrites(Model* next) {
-  armed_ = false;
-  const int count = 1 + static_cast<int>(rng_() % 4);
+void Simulator::BatchOp() {
+  Model next = acked();
+  WriteBatch batch;
+  const int count = 1 + static_cast<int>(rng_() % 8);
   for (int i = 0; i < count; ++i) {
-    const std::string key = "k" + std::to_string(rng_() % kSmallKeys);
-    absl::Status status;
+    const std::string k = "k" + std::to_string(rng_() % kSmallKeys);
     if (rng_() % 3 == 0) {
-      next->erase(key);
-      status = store_->Delete(WriteOptions{false}, key);
+      batch.Delete(k);
+      next.erase(k);
     } else {
-      const std::string value = NextValue(rng_() % 300);
-      (*next)[key] = value;
-      status = store_->Put(WriteOptions{false}, key, value);
-    }
-    if (!status.ok()) {
-      Fail("unsynced write: " + std::string(status.message()));
-      return false;
+      const std::string v = NextValue(rng_() % 200);
+      batch.Put(k, v);
+      next[k] = v;
     }
   }
-  return true;
+  const WriteOptions options = NextWrite();
+  InFlight(std::move(next), options.sync);
+  const absl::Status status = store_->Write(options, batch);
+  if (!status.ok()) return Fail("batch: " + std::string(status.message()));
+  ++result_.batches;
+  Acknowledged();
+}
+
+// After Sync returns, everything acknowledged is durable; a crash inside
+// it may still go back to the last durable state (its drains are crash
+// points like any other).
+void Simulator::SyncOp() {
+  where_ = "sync";
+  const absl::Status synced = store_->Sync();
+  if (!synced.ok()) return Fail("sync: " + std::string(synced.message()));
+  AllDurable();
+  CrashHere("after sync");
 }
 
 // Continues from a crash image (recovery runs under the model, so its own
@@ -393,20 +406,12 @@ void Simulator::Restart(bool clean) {
   if (clean) {
     ++result_.close_restarts;
     where_ = "close";
-    // Half the time with sync=false writes that only the close makes
-    // durable (its drain is then no crash point: they are not atomic).
-    if (rng_() % 2 == 0) {
-      Model next = acked_;
-      if (!UnsyncedWrites(&next)) return;
-      acked_ = std::move(next);
-    }
-    store_.reset();  // a drain, then the persister hands its shadow over
+    run_left_ = 0;
+    store_.reset();  // drains (crash points), then the persister hands its shadow over
     persister_ = nullptr;
-    armed_ = true;
+    AllDurable();
     image = std::move(closed_shadow_);
-#if defined(PMSTORE_PERSIST_MUTANTS)
     if (image.size() > durable_length_) image.resize(durable_length_);
-#endif
   } else {
     ++result_.crash_restarts;
     persister_->Extend();
@@ -426,67 +431,73 @@ void Simulator::Restart(bool clean) {
   if (!written) return Fail("cannot write the pool for a restart");
   where_ = clean ? "reopen after close" : "reopen after crash";
   if (!OpenStore(where_)) return;
-  std::string diff;
-  if (!Matches(*store_, acked_, &diff)) Fail("reopened store lost acknowledged state: " + diff);
+  const Model seen = Contents(*store_);
+  const int state = Recognise(seen);
+  if (state < 0 || (clean && state != static_cast<int>(allowed_.size()) - 1)) {
+    return Fail("reopened store lost acknowledged state: " + Describe(seen));
+  }
+  // Whatever it recovered to is now the durable state to build on.
+  Model recovered = allowed_[static_cast<size_t>(state)];
+  allowed_ = {std::move(recovered)};
+  run_left_ = 0;
 }
 
 void Simulator::Step() {
   ++result_.ops;
   where_ = "write";
-  // Short runs (sanitizer builds) cover the rare steps too: a large put by
-  // op 30, a restart from a crash image by op 60 and after a close by 120.
-  if (result_.ops == 30 && result_.large_puts == 0) return PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
-  const bool owed_crash = result_.ops == 60 && result_.crash_restarts == 0;
-  const bool owed_close = result_.ops == 120 && result_.close_restarts == 0;
-  if (owed_crash || owed_close) return Restart(/*clean=*/owed_close);
-  if (rng_() % 1000 < static_cast<uint64_t>(config_.restarts_per_1000_ops)) return Restart(rng_() % 2 == 0);
-  const uint64_t dice = rng_() % 100;
-  if (dice < 40) {
-    PutOp("k" + std::to_string(rng_() % kSmallKeys), rng_() % 300);
-  } else if (dice < 43) {
-    PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
-  } else if (dice < 70) {
-    // The large value is deleted often: it is read for every image while
-    // it exists, and this keeps it there about a third of the time.
-    Model next = acked_;
-    const std::string key = dice < 49 ? kLargeKey : "k" + std::to_string(rng_() % kSmallKeys);
-    next.erase(key);
-    in_flight_ = std::move(next);
-    const absl::Status status = store_->Delete(key);
-    if (!status.ok()) return Fail("delete: " + std::string(status.message()));
-    ++result_.deletes;
-    Acknowledged();
-  } else if (dice < 94) {
-    Model next = acked_;
-    WriteBatch batch;
-    const int count = 1 + static_cast<int>(rng_() % 8);
-    for (int i = 0; i < count; ++i) {
-      const std::string k = "k" + std::to_string(rng_() % kSmallKeys);
-      if (rng_() % 3 == 0) {
-        batch.Delete(k);
-        next.erase(k);
-      } else {
-        const std::string v = NextValue(rng_() % 200);
-        batch.Put(k, v);
-        next[k] = v;
-      }
-    }
-    in_flight_ = std::move(next);
-    const absl::Status status = store_->Write(batch);
-    if (!status.ok()) return Fail("batch: " + std::string(status.message()));
-    ++result_.batches;
-    Acknowledged();
-  } else {
-    UnsyncedRun();
+  // Runs of 1 to 12 unsynced writes: each crash point inside one must
+  // recover to a state after a commit since the last durable one. The
+  // first run starts at once, on the new pool (whose log has no commit);
+  // later ones start more often while fewer than a third of the images
+  // so far were taken inside runs (short sanitizer runs too get their
+  // share, whatever the seed).
+  const bool few_unsynced = result_.unsynced_images * 3 < result_.images;
+  if (run_left_ == 0 && (result_.ops == 1 || rng_() % 100 < (few_unsynced ? 25 : 5))) {
+    run_left_ = 1 + static_cast<int>(rng_() % 12);
+    ++result_.unsynced_runs;
   }
+  // Short runs (sanitizer builds) cover the rare steps too: a large put by
+  // op 30, a restart from a crash image by op 60 and after a close by 120,
+  // and at op 90 a durable put and then a run that commits nothing (its
+  // end must still flush what the put applied, before it retires the put's
+  // record).
+  if (result_.ops == 30 && result_.large_puts == 0) {
+    PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
+  } else if (result_.ops == 90 && run_left_ == 0) {
+    PutOp("k1", 10);
+    run_left_ = 1;
+    DeleteOp("absent");
+  } else if ((result_.ops == 60 && result_.crash_restarts == 0) || (result_.ops == 120 && result_.close_restarts == 0)) {
+    return Restart(/*clean=*/result_.ops == 120);
+  } else if (rng_() % 1000 < static_cast<uint64_t>(config_.restarts_per_1000_ops)) {
+    return Restart(rng_() % 2 == 0);
+  } else {
+    const uint64_t dice = rng_() % 100;
+    if (dice < 40) {
+      // One draw per statement: the order of a call's arguments is up to
+      // the compiler, and every build must run the same workload.
+      std::string key = "k" + std::to_string(rng_() % kSmallKeys);
+      PutOp(std::move(key), rng_() % 300);
+    } else if (dice < 43) {
+      PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
+    } else if (dice < 70) {
+      // The large value is deleted often: it is read for every image while
+      // it exists, and this keeps it there about a third of the time.
+      DeleteOp(dice < 49 ? kLargeKey : "k" + std::to_string(rng_() % kSmallKeys));
+    } else if (dice < 94) {
+      BatchOp();
+    } else {
+      SyncOp();
+    }
+  }
+  // A run ends with Sync half the time; else the next durable write or a
+  // close ends it.
+  if (run_left_ > 0 && --run_left_ == 0 && rng_() % 2 == 0 && result_.failure.empty()) SyncOp();
 }
 
 Result Simulator::Run() {
   const auto start = std::chrono::steady_clock::now();
   g_simulator = this;
-#if defined(PMSTORE_PERSIST_MUTANTS)
-  internal::g_persist_site_ran = &GrowSynced;
-#endif
   // Creation is not armed: until it is published under its name the pool
   // does not exist for a reader. Right after, it must open empty.
   if (OpenStore("create")) {
@@ -498,9 +509,6 @@ Result Simulator::Run() {
     if (store_ != nullptr) result_.final_file_bytes = persister_->mapped();
   }
   store_.reset();
-#if defined(PMSTORE_PERSIST_MUTANTS)
-  internal::g_persist_site_ran = nullptr;
-#endif
   g_simulator = nullptr;
   unlink(image_.path().c_str());
   unlink(pool_path_.c_str());

@@ -6,19 +6,27 @@
 // acknowledged write, after Sync and after close, the simulator builds
 // crash images (the shadow, plus subsets of the lines written but not yet
 // persisted, which the hardware may have evicted on its own), recovers
-// each with the normal Store::Open, and checks: acknowledged writes
-// present with their exact values, the write in flight all or nothing,
-// CheckNow() clean, new writes accepted. Now and then it also continues
-// the workload from a crash image (recovery itself runs under the model)
-// or from the image left by a clean close.
+// each with the normal Store::Open, and checks: the pool holds exactly
+// the state after some commit from the last durable one to the last
+// acknowledged one (only sync=false commits lie between them; with none,
+// every acknowledged write with its exact value), or with the write in
+// flight whole; CheckNow() clean; new writes accepted. The workload runs
+// sync=false writes in runs of 1 to 12, ended by Sync, by a durable write
+// or by a close, so that images inside runs are a good share of all.
+// Now and then it also continues the workload from a crash image
+// (recovery itself runs under the model) or from the image left by a
+// clean close.
 //
 // Images are counted once: an image identical to one already checked
 // (same persisted content, same evicted lines with the same bytes, same
 // length) is skipped and counted apart.
 //
+// The growth fdatasync goes through the persister too: a grown length
+// survives a crash only once Persister::SyncLength ran.
+//
 // Links against either the store library or the test-only pmstore_mutants
-// build (PMSTORE_PERSIST_MUTANTS), where the growth fdatasync is also
-// modelled: a grown length survives a crash only once that sync ran.
+// build (PMSTORE_PERSIST_MUTANTS), where one persistence site at a time can
+// be removed.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +52,9 @@ struct Config {
 
 struct Result {
   uint64_t images = 0;      // distinct images recovered and checked
+  // Of those, images taken while acknowledged sync=false writes were not
+  // durable yet (or such a write was in flight).
+  uint64_t unsynced_images = 0;
   uint64_t duplicates = 0;  // images skipped as identical to a checked one
   uint64_t crash_points = 0;
   int ops = 0;

@@ -1,0 +1,303 @@
+/* pmstore's C API: the whole store from C (and from any language that can
+ * call C), in the manner of LevelDB's leveldb/c.h. It compiles as C99 and
+ * as C++ and holds no C++ type; link -lpmstore (pkg-config pmstore, or
+ * CMake's pmstore::pmstore).
+ *
+ *   pmstore_options_t* options = pmstore_options_create();
+ *   pmstore_options_set_create_if_missing(options, true);
+ *   pmstore_t* db;
+ *   char* err = NULL;
+ *   if (pmstore_open(options, "/mnt/pmem0/pool", &db, &err) != PMSTORE_OK) {
+ *     fprintf(stderr, "%s\n", err);
+ *     pmstore_free(err);
+ *   }
+ *
+ * Errors. Every call that can fail returns a pmstore_code_t: PMSTORE_OK (0)
+ * on success, else the code of the failure. Its last argument, `errmsg`,
+ * may be NULL. When it is not and the call fails, the old *errmsg is freed
+ * (so one variable serves a whole sequence of calls) and *errmsg is set to
+ * a malloc()ed one-line message naming the file and the problem; free it
+ * with pmstore_free(). On success *errmsg is left as it was. Outputs are
+ * written only on success, except where a call says otherwise. A NULL db,
+ * path, key or output to such a call is PMSTORE_INVALID_ARGUMENT; calls
+ * that return no code (accessors, setters) need valid objects, and every
+ * *_destroy accepts NULL.
+ *
+ * The codes are those of the C++ API's absl::Status (and of gRPC), with the
+ * same values, so a newer library never returns a code this header lacks.
+ * What the store returns today:
+ *   PMSTORE_NOT_FOUND            pmstore_get on a missing key; pmstore_open
+ *                                on a missing file without create_if_missing
+ *   PMSTORE_ALREADY_EXISTS       pmstore_open with error_if_exists on an
+ *                                existing file
+ *   PMSTORE_INVALID_ARGUMENT     a NULL or oversized argument; the file is
+ *                                not a pool (bad magic); a batch too large
+ *                                for one commit
+ *   PMSTORE_FAILED_PRECONDITION  unsupported format version; granularity
+ *                                weaker than required; the pool is in use by
+ *                                another process (the message names its pid)
+ *   PMSTORE_DATA_LOSS            truncated file; checksum failure
+ *   PMSTORE_RESOURCE_EXHAUSTED   the pool is full and may not grow; the
+ *                                failed write changed nothing
+ *   PMSTORE_BUSY                 pmstore_close while iterators or pinned
+ *                                values of the store are alive (C API only)
+ *   any other                    a system call failed; the message names it
+ *                                and strerror (errno mapped as absl does:
+ *                                EACCES -> PERMISSION_DENIED, ENOSPC ->
+ *                                RESOURCE_EXHAUSTED, ...)
+ *
+ * Threads. A pmstore_t may be used by any number of threads at once
+ * (readers never block each other; writers take turns). Options, batches,
+ * iterators and pinned values are thread-compatible: one thread at a time,
+ * or external locking. One process at a time may open a pool.
+ *
+ * Lifetimes. Every object made by a *_create or returned through an output
+ * argument is the caller's, freed by its *_destroy (pmstore_close for the
+ * store, pmstore_free for strings and values). Iterators and pinned values
+ * must be destroyed before their store is closed; pmstore_close refuses
+ * while any is alive.
+ */
+#ifndef PMSTORE_C_H_
+#define PMSTORE_C_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Codes ------------------------------------------------------------ */
+
+typedef enum pmstore_code_t {
+  PMSTORE_OK = 0,
+  PMSTORE_CANCELLED = 1,
+  PMSTORE_UNKNOWN = 2,
+  PMSTORE_INVALID_ARGUMENT = 3,
+  PMSTORE_DEADLINE_EXCEEDED = 4,
+  PMSTORE_NOT_FOUND = 5,
+  PMSTORE_ALREADY_EXISTS = 6,
+  PMSTORE_PERMISSION_DENIED = 7,
+  PMSTORE_RESOURCE_EXHAUSTED = 8,
+  PMSTORE_FAILED_PRECONDITION = 9,
+  PMSTORE_ABORTED = 10,
+  PMSTORE_OUT_OF_RANGE = 11,
+  PMSTORE_UNIMPLEMENTED = 12,
+  PMSTORE_INTERNAL = 13,
+  PMSTORE_UNAVAILABLE = 14,
+  PMSTORE_DATA_LOSS = 15,
+  PMSTORE_UNAUTHENTICATED = 16,
+  /* Not an absl code: pmstore_close found live iterators or pinned values
+   * and closed nothing (as sqlite3_close's SQLITE_BUSY). */
+  PMSTORE_BUSY = 100
+} pmstore_code_t;
+
+/* "OK", "NOT_FOUND", ... ("UNKNOWN" for a value that is no code). Static
+ * storage; never free it. */
+const char* pmstore_code_name(pmstore_code_t code);
+
+/* Frees a string or value the library malloc()ed for the caller. */
+void pmstore_free(void* ptr);
+
+/* "MAJOR.MINOR.PATCH" of the library linked at run time. Static storage. */
+const char* pmstore_version(void);
+
+/* Keys are 0 to PMSTORE_MAX_KEY_SIZE bytes; values any size the pool holds. */
+#define PMSTORE_MAX_KEY_SIZE ((size_t)64 * 1024)
+
+/* ---- Types (all opaque) ------------------------------------------------ */
+
+typedef struct pmstore_t pmstore_t;
+typedef struct pmstore_options_t pmstore_options_t;
+typedef struct pmstore_readoptions_t pmstore_readoptions_t;
+typedef struct pmstore_writeoptions_t pmstore_writeoptions_t;
+typedef struct pmstore_iteroptions_t pmstore_iteroptions_t;
+typedef struct pmstore_writebatch_t pmstore_writebatch_t;
+typedef struct pmstore_iterator_t pmstore_iterator_t;
+typedef struct pmstore_pinnedvalue_t pmstore_pinnedvalue_t;
+typedef struct pmstore_stats_t pmstore_stats_t;
+typedef struct pmstore_checkreport_t pmstore_checkreport_t;
+
+/* Smallest unit that reaches persistence without a system call, weakest
+ * last (see pmstore/options.h). */
+typedef enum pmstore_granularity_t {
+  PMSTORE_GRANULARITY_BYTE = 0,       /* eADR: caches are persistent */
+  PMSTORE_GRANULARITY_CACHE_LINE = 1, /* flush the written lines, fence */
+  PMSTORE_GRANULARITY_PAGE = 2        /* msync the dirtied pages */
+} pmstore_granularity_t;
+
+/* "byte", "cache_line", "page". Static storage. */
+const char* pmstore_granularity_name(pmstore_granularity_t granularity);
+
+/* ---- Options: the defaults of pmstore/options.h ------------------------ */
+
+/* Open options. Defaults: no create, no error if it exists, 64 MiB initial
+ * size growing to 16 GiB, any granularity, sync writes. NULL where an
+ * options argument is taken means these defaults. */
+pmstore_options_t* pmstore_options_create(void);
+void pmstore_options_destroy(pmstore_options_t* options);
+void pmstore_options_set_create_if_missing(pmstore_options_t* options, bool value);
+void pmstore_options_set_error_if_exists(pmstore_options_t* options, bool value);
+/* Size of a new pool file, rounded up to 2 MiB; ignored when it exists. */
+void pmstore_options_set_initial_size(pmstore_options_t* options, uint64_t bytes);
+/* The most the pool may grow to (fixed at creation); 0: no growth. */
+void pmstore_options_set_max_size(pmstore_options_t* options, uint64_t bytes);
+/* Open fails (FAILED_PRECONDITION) when the mapping offers only a coarser
+ * granularity than this. */
+void pmstore_options_set_required_granularity(pmstore_options_t* options, pmstore_granularity_t granularity);
+/* The store's default for writes made with NULL write options. */
+void pmstore_options_set_sync(pmstore_options_t* options, bool value);
+
+/* Per-read options. Default: no checksum verification. NULL: the default. */
+pmstore_readoptions_t* pmstore_readoptions_create(void);
+void pmstore_readoptions_destroy(pmstore_readoptions_t* options);
+/* Verify the record's checksum on every read (DATA_LOSS on a mismatch). */
+void pmstore_readoptions_set_verify_checksums(pmstore_readoptions_t* options, bool value);
+
+/* Per-write options. Default: sync. NULL: the store's default (its open
+ * options' sync). */
+pmstore_writeoptions_t* pmstore_writeoptions_create(void);
+void pmstore_writeoptions_destroy(pmstore_writeoptions_t* options);
+/* true: durable when the call returns. false: durable only after
+ * pmstore_sync or close; a killed process loses nothing, a power failure
+ * may (see pmstore/options.h). */
+void pmstore_writeoptions_set_sync(pmstore_writeoptions_t* options, bool value);
+
+/* Which keys an iterator visits: all by default. Bounds are copied. */
+pmstore_iteroptions_t* pmstore_iteroptions_create(void);
+void pmstore_iteroptions_destroy(pmstore_iteroptions_t* options);
+/* Only keys that start with this (empty: all). */
+void pmstore_iteroptions_set_prefix(pmstore_iteroptions_t* options, const char* prefix, size_t len);
+/* First key considered, inclusive (empty: none). */
+void pmstore_iteroptions_set_lower_bound(pmstore_iteroptions_t* options, const char* key, size_t len);
+/* Keys must be < this (empty: no bound). */
+void pmstore_iteroptions_set_upper_bound(pmstore_iteroptions_t* options, const char* key, size_t len);
+
+/* ---- Opening and closing ----------------------------------------------- */
+
+/* Opens (or creates, per `options`) the pool at `path` and sets *db.
+ * Errors: see the table above; *db is untouched on failure. */
+pmstore_code_t pmstore_open(const pmstore_options_t* options, const char* path, pmstore_t** db, char** errmsg);
+
+/* Makes every write durable, unmaps and unlocks the pool, and frees db.
+ * PMSTORE_BUSY: iterators or pinned values made from db are still alive;
+ * nothing was closed and db stays usable. Any other code: db has been
+ * freed, and the code says whether the last writes reached persistence.
+ * NULL db: OK. */
+pmstore_code_t pmstore_close(pmstore_t* db, char** errmsg);
+
+/* ---- Writes (durable on return unless the write options say otherwise) - */
+
+/* Stores `val` under `key`, replacing any old value. */
+pmstore_code_t pmstore_put(pmstore_t* db, const pmstore_writeoptions_t* options, const char* key, size_t keylen,
+                           const char* val, size_t vallen, char** errmsg);
+/* Removes `key`; OK when it was absent too. */
+pmstore_code_t pmstore_delete(pmstore_t* db, const pmstore_writeoptions_t* options, const char* key, size_t keylen,
+                              char** errmsg);
+/* Applies all of `batch` as one commit: all or nothing, across a crash too. */
+pmstore_code_t pmstore_write(pmstore_t* db, const pmstore_writeoptions_t* options, const pmstore_writebatch_t* batch,
+                             char** errmsg);
+/* Makes writes made with sync=false durable. */
+pmstore_code_t pmstore_sync(pmstore_t* db, char** errmsg);
+
+/* ---- Reads -------------------------------------------------------------- */
+
+/* Copies the value of `key` into a malloc()ed buffer: *val (free it with
+ * pmstore_free; NULL when the value is empty) and *vallen. NOT_FOUND when
+ * absent: then *val is NULL and *vallen 0. */
+pmstore_code_t pmstore_get(pmstore_t* db, const pmstore_readoptions_t* options, const char* key, size_t keylen,
+                           char** val, size_t* vallen, char** errmsg);
+/* *found: whether `key` is present. */
+pmstore_code_t pmstore_contains(pmstore_t* db, const char* key, size_t keylen, bool* found, char** errmsg);
+
+/* The value of `key` in place, without a copy: *pinned stays valid, even if
+ * the key is overwritten or deleted meanwhile, until
+ * pmstore_pinnedvalue_destroy. NOT_FOUND when absent (*pinned NULL).
+ * Holding pins only delays space reuse; it blocks no reader or writer. */
+pmstore_code_t pmstore_get_pinned(pmstore_t* db, const pmstore_readoptions_t* options, const char* key, size_t keylen,
+                                  pmstore_pinnedvalue_t** pinned, char** errmsg);
+const char* pmstore_pinnedvalue_data(const pmstore_pinnedvalue_t* pinned, size_t* vallen);
+void pmstore_pinnedvalue_destroy(pmstore_pinnedvalue_t* pinned);
+
+/* ---- Write batches ------------------------------------------------------ */
+
+/* Puts and deletes applied together by pmstore_write; later operations on
+ * the same key win. Keys and values are copied. */
+pmstore_writebatch_t* pmstore_writebatch_create(void);
+void pmstore_writebatch_destroy(pmstore_writebatch_t* batch);
+void pmstore_writebatch_put(pmstore_writebatch_t* batch, const char* key, size_t keylen, const char* val,
+                            size_t vallen);
+void pmstore_writebatch_delete(pmstore_writebatch_t* batch, const char* key, size_t keylen);
+void pmstore_writebatch_clear(pmstore_writebatch_t* batch);
+size_t pmstore_writebatch_count(const pmstore_writebatch_t* batch);
+/* Bytes of keys and values held: a guide for splitting large loads. */
+size_t pmstore_writebatch_approximate_size(const pmstore_writebatch_t* batch);
+
+/* ---- Iterators ---------------------------------------------------------- */
+
+/* Forward iteration in key order (bytewise, shorter first) over the keys
+ * `range` selects (NULL: all). Not a snapshot: writes made while it runs
+ * may or may not be seen; keys come out strictly increasing. Starts
+ * unpositioned: call a seek first. NULL when db is NULL. */
+pmstore_iterator_t* pmstore_create_iterator(pmstore_t* db, const pmstore_readoptions_t* options,
+                                            const pmstore_iteroptions_t* range);
+void pmstore_iter_destroy(pmstore_iterator_t* iter);
+/* Positions at the first key in range, or at the first key >= `key` in
+ * range. */
+void pmstore_iter_seek_to_first(pmstore_iterator_t* iter);
+void pmstore_iter_seek(pmstore_iterator_t* iter, const char* key, size_t keylen);
+/* Requires pmstore_iter_valid. */
+void pmstore_iter_next(pmstore_iterator_t* iter);
+bool pmstore_iter_valid(const pmstore_iterator_t* iter);
+/* Views into the iterator's own copy, valid until it moves; require
+ * pmstore_iter_valid. */
+const char* pmstore_iter_key(const pmstore_iterator_t* iter, size_t* keylen);
+const char* pmstore_iter_value(const pmstore_iterator_t* iter, size_t* vallen);
+/* Not OK when iteration stopped on damaged data (DATA_LOSS). */
+pmstore_code_t pmstore_iter_get_error(const pmstore_iterator_t* iter, char** errmsg);
+
+/* ---- Stats and check ---------------------------------------------------- */
+
+/* What the store reports about itself (pmstore/stats.h). Never NULL for a
+ * valid db; NULL for a NULL one. */
+pmstore_stats_t* pmstore_get_stats(pmstore_t* db);
+void pmstore_stats_destroy(pmstore_stats_t* stats);
+/* Valid while `stats` lives. */
+const char* pmstore_stats_path(const pmstore_stats_t* stats);
+uint64_t pmstore_stats_keys(const pmstore_stats_t* stats);
+uint64_t pmstore_stats_pool_bytes(const pmstore_stats_t* stats);
+uint64_t pmstore_stats_max_pool_bytes(const pmstore_stats_t* stats);
+uint64_t pmstore_stats_live_bytes(const pmstore_stats_t* stats);
+uint64_t pmstore_stats_free_bytes(const pmstore_stats_t* stats);
+double pmstore_stats_fragmentation(const pmstore_stats_t* stats);
+pmstore_granularity_t pmstore_stats_granularity(const pmstore_stats_t* stats);
+bool pmstore_stats_dax(const pmstore_stats_t* stats);
+bool pmstore_stats_map_sync(const pmstore_stats_t* stats);
+/* Share of resident pages mapped with 2 MiB entries; -1 when unmeasured. */
+double pmstore_stats_pmd_mapped_share(const pmstore_stats_t* stats);
+/* "pagemap_scan", "smaps", or why none; valid while `stats` lives. */
+const char* pmstore_stats_pmd_verify_method(const pmstore_stats_t* stats);
+
+/* Verifies every checksum and structure of the pool at `path` without
+ * changing it (it takes the lock, so the pool must not be open). A code
+ * other than OK means it could not be examined at all (missing, not a
+ * pool, in use); damage found is in the report. */
+pmstore_code_t pmstore_check_path(const char* path, pmstore_checkreport_t** report, char** errmsg);
+/* The same check on an open store (readers go on meanwhile). */
+pmstore_code_t pmstore_check(pmstore_t* db, pmstore_checkreport_t** report, char** errmsg);
+void pmstore_checkreport_destroy(pmstore_checkreport_t* report);
+bool pmstore_checkreport_clean(const pmstore_checkreport_t* report);
+uint64_t pmstore_checkreport_keys(const pmstore_checkreport_t* report);
+uint64_t pmstore_checkreport_leaves(const pmstore_checkreport_t* report);
+uint64_t pmstore_checkreport_records_verified(const pmstore_checkreport_t* report);
+uint64_t pmstore_checkreport_bytes_verified(const pmstore_checkreport_t* report);
+size_t pmstore_checkreport_problem_count(const pmstore_checkreport_t* report);
+/* One line each; NULL past the end. Valid while `report` lives. */
+const char* pmstore_checkreport_problem(const pmstore_checkreport_t* report, size_t index);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* PMSTORE_C_H_ */

@@ -1,0 +1,69 @@
+#include "pmstore/python/errors.h"
+
+#include <string>
+
+#include "pmstore/c.h"
+
+namespace pmstore::python {
+namespace {
+
+// Created once and never freed: a static py::object would be destroyed
+// after the interpreter has gone.
+PyObject* g_error = nullptr;
+PyObject* g_by_code[PMSTORE_UNAUTHENTICATED + 1] = {};
+
+PyObject* NewError(py::module_& module, const char* name, PyObject* base, const char* doc) {
+  const std::string qualified = std::string("pmstore.") + name;
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
+  if (type == nullptr) throw py::error_already_set();
+  Py_INCREF(type);  // the module's reference, and ours
+  module.add_object(name, py::handle(type));
+  return type;
+}
+
+}  // namespace
+
+void RegisterErrors(py::module_& module) {
+  g_error = NewError(module, "Error", PyExc_Exception,
+                     "A pmstore failure. `code` is its name in the C API (\"DATA_LOSS\", ...); the message names "
+                     "the file and the problem.");
+  struct Kind {
+    absl::StatusCode code;
+    const char* name;
+    const char* doc;
+  };
+  const Kind kinds[] = {
+      {absl::StatusCode::kNotFound, "NotFoundError", "No such pool file (open without create)."},
+      {absl::StatusCode::kAlreadyExists, "AlreadyExistsError", "The pool exists and error_if_exists was given."},
+      {absl::StatusCode::kInvalidArgument, "InvalidArgumentError",
+       "Not a pool (bad magic), a key longer than 64 KiB, or a batch too large for one commit."},
+      {absl::StatusCode::kFailedPrecondition, "FailedPreconditionError",
+       "Unsupported pool version, granularity weaker than required, or the pool is in use by another process."},
+      {absl::StatusCode::kDataLoss, "DataLossError", "Truncated pool or checksum failure."},
+      {absl::StatusCode::kResourceExhausted, "ResourceExhaustedError",
+       "The pool is full and may not grow; the failed write changed nothing."},
+  };
+  for (const Kind& kind : kinds) g_by_code[static_cast<int>(kind.code)] = NewError(module, kind.name, g_error, kind.doc);
+}
+
+void Raise(const absl::Status& status) {
+  const int code = static_cast<int>(status.code());
+  PyObject* type = code >= 0 && code <= PMSTORE_UNAUTHENTICATED && g_by_code[code] != nullptr ? g_by_code[code] : g_error;
+  const std::string message(status.message());
+  // A path in the message may not be UTF-8.
+  const py::object text = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "backslashreplace"));
+  if (!text) throw py::error_already_set();
+  const py::object error = py::reinterpret_steal<py::object>(PyObject_CallOneArg(type, text.ptr()));
+  if (!error) throw py::error_already_set();
+  error.attr("code") = pmstore_code_name(static_cast<pmstore_code_t>(code));
+  PyErr_SetObject(type, error.ptr());
+  throw py::error_already_set();
+}
+
+void RaiseKeyError(py::handle key) {
+  PyErr_SetObject(PyExc_KeyError, key.ptr());
+  throw py::error_already_set();
+}
+
+}  // namespace pmstore::python

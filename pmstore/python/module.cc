@@ -1,0 +1,234 @@
+// The `pmstore` Python module: names, signatures and docstrings. The
+// behaviour is in store_object.cc; this file only binds it.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "pmstore/python/bytes_arg.h"
+#include "pmstore/python/errors.h"
+#include "pmstore/python/store_object.h"
+#include "pmstore/version.h"
+
+namespace pmstore::python {
+namespace {
+
+using namespace pybind11::literals;
+
+// str, bytes or os.PathLike, as the file system spells it.
+std::string FsPath(py::object path) { return py::module_::import("os").attr("fsencode")(path).cast<std::string>(); }
+
+// keys(), values() and items() share their range arguments.
+py::object Iterate(py::object self, py::object prefix, py::object start, py::object stop, PyIterator::Yield yield) {
+  IterateOptions range;
+  bool empty = false;
+  if (!prefix.is_none()) range.prefix = std::string(BytesArg(prefix, "prefix").view());
+  if (!start.is_none()) range.lower_bound = std::string(BytesArg(start, "start").view());
+  if (!stop.is_none()) {
+    range.upper_bound = std::string(BytesArg(stop, "stop").view());
+    empty = range.upper_bound.empty();  // nothing is below b""
+  }
+  return py::cast(std::make_unique<PyIterator>(std::move(self), std::move(range), yield, empty));
+}
+
+// `store[key]`, `store[key] = value` and `next(iterator)` straight from
+// the interpreter's type slots. pybind11's own slot wrappers go through a
+// generic dispatcher (an argument tuple, overload resolution, casts): about
+// 75 ns a call here, where a lookup takes 400 ns and a scan step 60.
+// __getitem__, __setitem__ and __next__ stay bound as well, for help() and
+// explicit calls.
+template <typename Call>
+auto CallFromSlot(Call call, decltype(call()) failed) {
+  try {
+    return call();
+  } catch (py::error_already_set& error) {
+    error.restore();
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  }
+  return failed;
+}
+
+PyObject* SubscriptSlot(PyObject* self, PyObject* key) {
+  return CallFromSlot([&] { return py::handle(self).cast<PyStore&>().GetItem(key).release().ptr(); }, nullptr);
+}
+
+int AssignSubscriptSlot(PyObject* self, PyObject* key, PyObject* value) {
+  return CallFromSlot(
+      [&] {
+        PyStore& store = py::handle(self).cast<PyStore&>();
+        if (value == nullptr) {
+          store.DelItem(key);
+        } else {
+          store.SetItem(key, value);
+        }
+        return 0;
+      },
+      -1);
+}
+
+PyObject* IterNextSlot(PyObject* self) {
+  // NULL with no exception set is the end, without a StopIteration object.
+  return CallFromSlot([&] { return py::handle(self).cast<PyIterator&>().NextOrNull().release().ptr(); }, nullptr);
+}
+
+// After every def: a later setattr of __getitem__ would reset the slots.
+void InstallMappingSlots(py::class_<PyStore>& store) {
+  auto* type = reinterpret_cast<PyHeapTypeObject*>(store.ptr());
+  type->as_mapping.mp_subscript = &SubscriptSlot;
+  type->as_mapping.mp_ass_subscript = &AssignSubscriptSlot;
+  PyType_Modified(&type->ht_type);
+}
+
+void InstallIteratorSlot(py::class_<PyIterator>& iterator) {
+  auto* type = reinterpret_cast<PyTypeObject*>(iterator.ptr());
+  type->tp_iternext = &IterNextSlot;
+  PyType_Modified(type);
+}
+
+constexpr const char* kRangeDoc =
+    "In key order (bytewise, shorter first), optionally only keys that start with `prefix` and lie in\n"
+    "[start, stop). Not a snapshot: writes made meanwhile may or may not be seen. Ends (ValueError)\n"
+    "when the store is closed.";
+
+void BindStore(py::module_& m) {
+  py::class_<PyStore> store(m, "Store", R"(A pmstore pool, opened (and by default created).
+
+    with pmstore.Store("/mnt/pmem0/pool") as store:
+        store[b"user/42"] = b"Ada"          # durable when it returns
+        store[b"user/42"]                   # b"Ada"; KeyError when absent
+        for key, value in store.items(prefix=b"user/"): ...
+
+Keys and values are bytes (or bytes-like). One process at a time may open a
+pool (FailedPreconditionError names the holder). A Store may be shared by
+threads. close() raises BufferError while a memoryview from view() is alive.)");
+  store.def(py::init([](py::object path, bool create, bool error_if_exists, uint64_t initial_size, uint64_t max_size,
+                        std::string required_granularity, bool sync) {
+              return std::make_unique<PyStore>(FsPath(path),
+                                               OpenArgs{create, error_if_exists, initial_size, max_size,
+                                                        std::move(required_granularity), sync});
+            }),
+            "path"_a, "create"_a = OpenArgs().create, py::kw_only(), "error_if_exists"_a = OpenArgs().error_if_exists,
+            "initial_size"_a = OpenArgs().initial_size, "max_size"_a = OpenArgs().max_size,
+            "required_granularity"_a = OpenArgs().required_granularity, "sync"_a = OpenArgs().sync,
+            R"(Opens the pool at `path` (str, bytes or os.PathLike).
+
+create: make the pool when the file is missing (else NotFoundError).
+error_if_exists: AlreadyExistsError when it is there.
+initial_size, max_size: bytes of a new pool, and the most it may grow to
+  (fixed at creation; 0 = no growth).
+required_granularity: "page" (anything), "cache_line" (DAX or a forced
+  granularity) or "byte"; FailedPreconditionError when weaker.
+sync: the default for writes: True = durable on return; False = durable
+  after sync() or close (a killed process loses nothing, a power cut may).)");
+  store.def("close", &PyStore::Close,
+            "Persists every write, unmaps and unlocks. Ends iterators; BufferError (and nothing closed) while a "
+            "memoryview from view() is alive. Raises the persistence failure (the store is closed all the same) "
+            "when acknowledged writes may not be durable. Closing twice is fine.");
+  store.def("__enter__", [](py::object self) { return self; });
+  store.def("__exit__", [](PyStore& self, py::args) { self.Close(); });
+  store.def_property_readonly("closed", &PyStore::closed);
+  store.def_property_readonly("path", &PyStore::path);
+  store.def("__repr__", [](const PyStore& self) {
+    return "<pmstore.Store " + py::repr(py::str(self.path())).cast<std::string>() +
+           (self.closed() ? " closed>" : ">");
+  });
+
+  store.def("__getitem__", &PyStore::GetItem, "key"_a, "The value (bytes); KeyError when absent.");
+  store.def("__setitem__", &PyStore::SetItem, "key"_a, "value"_a, "Stores value, with the store's default sync.");
+  store.def("__delitem__", &PyStore::DelItem, "key"_a, "Deletes key; KeyError when absent.");
+  store.def("__contains__", &PyStore::Contains, "key"_a);
+  store.def("get", &PyStore::Get, "key"_a, "default"_a = py::none(), py::kw_only(), "verify_checksums"_a = false,
+            "The value (bytes), or `default` when absent. verify_checksums: DataLossError on a damaged record.");
+  store.def("view", &PyStore::View, "key"_a, py::kw_only(), "verify_checksums"_a = false,
+            R"(The value in place, as a read-only memoryview: no copy.
+
+It stays valid, even if the key is overwritten or deleted, until it is
+released (memoryview.release(), del, or `with store.view(k) as v:`).
+close() refuses while one is alive. KeyError when absent.)");
+  store.def("put", &PyStore::Put, "key"_a, "value"_a, py::kw_only(), "sync"_a = py::none(),
+            "Stores value under key. sync: None = the store's default.");
+  store.def("delete", &PyStore::Delete, "key"_a, py::kw_only(), "sync"_a = py::none(),
+            "Deletes key; fine when it is absent (unlike `del store[key]`).");
+  store.def(
+      "batch", [](py::object self, std::optional<bool> sync) { return PyBatch(std::move(self), sync); },
+      py::kw_only(), "sync"_a = py::none(),
+      R"(A batch of puts and deletes, applied as one commit (all or nothing, across a crash too):
+
+    with store.batch() as b:
+        b[b"a"] = b"1"
+        del b[b"old"]
+
+committed when the block ends, discarded when it raises.)");
+  store.def("sync", &PyStore::Sync, "Makes writes made with sync=False durable.");
+  store.def("stats", &PyStore::Stats,
+            "Keys, space, granularity, DAX, MAP_SYNC and the share of the pool mapped with 2 MiB pages, as a dict.");
+  store.def("check", &PyStore::Check,
+            "Verifies every checksum and structure; a dict with 'clean' and 'problems' (readers go on).");
+
+  const auto iterate = [](PyIterator::Yield yield) {
+    return [yield](py::object self, py::object prefix, py::object start, py::object stop) {
+      return Iterate(std::move(self), std::move(prefix), std::move(start), std::move(stop), yield);
+    };
+  };
+  store.def("keys", iterate(PyIterator::Yield::kKeys), "prefix"_a = py::none(), "start"_a = py::none(),
+            "stop"_a = py::none(), (std::string("Keys (bytes). ") + kRangeDoc).c_str());
+  store.def("values", iterate(PyIterator::Yield::kValues), "prefix"_a = py::none(), "start"_a = py::none(),
+            "stop"_a = py::none(), (std::string("Values (bytes). ") + kRangeDoc).c_str());
+  store.def("items", iterate(PyIterator::Yield::kItems), "prefix"_a = py::none(), "start"_a = py::none(),
+            "stop"_a = py::none(), (std::string("(key, value) pairs. ") + kRangeDoc).c_str());
+  store.def("__iter__", [](py::object self) {
+    return Iterate(std::move(self), py::none(), py::none(), py::none(), PyIterator::Yield::kKeys);
+  });
+  InstallMappingSlots(store);
+}
+
+void BindHandouts(py::module_& m) {
+  py::class_<PyIterator> iterator(m, "_Iterator");
+  iterator.def("__iter__", [](py::object self) { return self; }).def("__next__", &PyIterator::Next);
+  InstallIteratorSlot(iterator);
+
+  py::class_<PinnedExporter>(m, "_PinnedValue", py::buffer_protocol()).def_buffer(&PinnedExporter::Buffer);
+
+  py::class_<PyBatch>(m, "Batch", "Puts and deletes for one commit; see Store.batch().")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyBatch& self, py::handle type, py::handle, py::handle) { return self.Exit(type); })
+      .def("put", &PyBatch::Put, "key"_a, "value"_a)
+      .def("__setitem__", &PyBatch::Put, "key"_a, "value"_a)
+      .def("delete", &PyBatch::Delete, "key"_a, "Deletes key when the batch commits (absent is fine).")
+      .def("__delitem__", &PyBatch::Delete, "key"_a)
+      .def("clear", &PyBatch::Clear)
+      .def("__len__", &PyBatch::Count)
+      .def_property_readonly("approximate_size", &PyBatch::ApproximateSize, "Bytes of keys and values held.")
+      .def("commit", &PyBatch::Commit, "Applies the batch now (what a clean `with` exit does).");
+}
+
+}  // namespace
+}  // namespace pmstore::python
+
+PYBIND11_MODULE(pmstore, m) {
+  using namespace pmstore::python;
+  using namespace pybind11::literals;
+  m.doc() = "pmstore: a crash-consistent key/object store on persistent memory.";
+  m.attr("__version__") = std::string(pmstore::Version());
+  RegisterErrors(m);
+  BindStore(m);
+  BindHandouts(m);
+  m.def(
+      "check",
+      [](py::object path) {
+        const std::string fs_path = FsPath(path);
+        absl::StatusOr<pmstore::CheckReport> report;
+        {
+          py::gil_scoped_release release;
+          report = pmstore::Store::Check(fs_path);
+        }
+        ThrowIfError(report.status());
+        return CheckReportDict(*report);
+      },
+      "path"_a,
+      "Verifies the pool at `path` without changing it (it must not be open). A dict with 'clean' and "
+      "'problems'; an exception when it cannot be examined at all.");
+}
+

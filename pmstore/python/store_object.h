@@ -1,0 +1,168 @@
+// The objects of the `pmstore` module: Store, and what it hands out
+// (Batch, key/value/item iterators, the exporters behind zero-copy
+// memoryviews).
+//
+// Lifetimes. Everything a Store hands out holds a strong reference to the
+// Python Store object, so the C++ store outlives it whatever order the
+// interpreter frees objects in (at exit too). close() on top of that:
+//   - raises BufferError while a zero-copy memoryview is alive (its bytes
+//     are the pool's own), and changes nothing;
+//   - ends every iterator (their next() then raises ValueError);
+//   - makes every later call raise ValueError.
+// A Store that is never closed closes when the last reference to it goes.
+//
+// Threads and the GIL. Every method runs under the GIL, which guards the
+// bookkeeping here. Reads keep it (a lookup is well under a microsecond);
+// open, close, sync, stats, check, and writes at page granularity (an
+// msync each) release it. close() lets such calls in other threads finish
+// and refuses new ones (ValueError) meanwhile.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "pmstore/store.h"
+
+namespace pmstore::python {
+
+namespace py = pybind11;
+
+class PyIterator;
+
+// How a Store is opened: pmstore::Options, spelt for Python.
+struct OpenArgs {
+  bool create = true;
+  bool error_if_exists = false;
+  uint64_t initial_size = Options().initial_size;
+  uint64_t max_size = Options().max_size;
+  std::string required_granularity = "page";  // "byte", "cache_line" or "page"
+  bool sync = Options().sync;
+};
+
+class PyStore {
+ public:
+  PyStore(const std::string& path, const OpenArgs& args);
+  ~PyStore();
+  PyStore(const PyStore&) = delete;
+  PyStore& operator=(const PyStore&) = delete;
+
+  void Close();
+  bool closed() const { return store_ == nullptr; }
+  const std::string& path() const { return path_; }
+
+  // The mapping protocol: KeyError for a missing key.
+  py::object GetItem(py::handle key);
+  void SetItem(py::handle key, py::handle value);
+  void DelItem(py::handle key);
+  bool Contains(py::handle key);
+
+  py::object Get(py::handle key, py::object fallback, bool verify_checksums);
+  // A read-only memoryview of the value in place (KeyError when absent).
+  static py::object View(py::object self, py::handle key, bool verify_checksums);
+  // The store's semantics: deleting an absent key is fine.
+  void Put(py::handle key, py::handle value, std::optional<bool> sync);
+  void Delete(py::handle key, std::optional<bool> sync);
+  void Write(const WriteBatch& batch, std::optional<bool> sync);
+  void Sync();
+
+  py::dict Stats();
+  py::dict Check();
+
+  // For the objects a Store hands out. Each raises ValueError when closed.
+  Store& store();
+  void AddView() { ++live_views_; }
+  void RemoveView() { --live_views_; }
+  void AddIterator(PyIterator* iterator) { iterators_.insert(iterator); }
+  void RemoveIterator(PyIterator* iterator) { iterators_.erase(iterator); }
+
+ private:
+  // The value of `key` as bytes, or a null object when it is absent.
+  py::object Lookup(py::handle key, bool verify_checksums);
+  WriteOptions WriteOptionsFor(std::optional<bool> sync) const;
+  // Runs a write (releasing the GIL where writes are slow) and raises on error.
+  template <typename Call>
+  void RunWrite(Call call);
+  template <typename Call>
+  auto WithoutGil(Call call);
+
+  std::unique_ptr<Store> store_;
+  std::string path_;
+  bool default_sync_ = true;
+  bool release_gil_for_writes_ = false;
+  int live_views_ = 0;
+  int calls_without_gil_ = 0;
+  bool closing_ = false;
+  std::set<PyIterator*> iterators_;
+  std::string scratch_;  // Get's copy before it becomes bytes; the GIL guards it
+};
+
+// What Store.check() and pmstore.check(path) return.
+py::dict CheckReportDict(const CheckReport& report);
+
+// Keys, values or (key, value) pairs in key order.
+class PyIterator {
+ public:
+  enum class Yield { kKeys, kValues, kItems };
+  PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty);
+  ~PyIterator();
+  PyIterator(const PyIterator&) = delete;
+  PyIterator& operator=(const PyIterator&) = delete;
+
+  py::object Next();  // StopIteration at the end
+  py::object NextOrNull();  // a null object at the end, for tp_iternext
+  // The store is closing: let go of the C++ iterator now.
+  void End();
+
+ private:
+  py::object owner_;  // the Store: first declared, last released
+  PyStore* store_;
+  std::unique_ptr<Iterator> iterator_;
+  Yield yield_;
+  bool started_ = false;
+  bool ended_by_close_ = false;
+};
+
+// The exporter a zero-copy memoryview reads from: a pinned value. Python
+// never sees it; the memoryview holds the only reference.
+class PinnedExporter {
+ public:
+  PinnedExporter(py::object owner, PinnedValue pinned);
+  ~PinnedExporter();
+  PinnedExporter(const PinnedExporter&) = delete;
+  PinnedExporter& operator=(const PinnedExporter&) = delete;
+  py::buffer_info Buffer() const;
+
+ private:
+  py::object owner_;  // first declared, last released
+  PinnedValue pinned_;
+};
+
+// `with store.batch() as b:` commits on a clean exit and discards the
+// batch when the block raises.
+class PyBatch {
+ public:
+  PyBatch(py::object owner, std::optional<bool> sync);
+
+  void Put(py::handle key, py::handle value);
+  void Delete(py::handle key);
+  void Clear();
+  size_t Count() const { return batch_.Count(); }
+  size_t ApproximateSize() const { return batch_.ApproximateSize(); }
+  // Applies the batch as one commit; the batch is spent afterwards.
+  void Commit();
+  bool Exit(py::handle exception_type);
+
+ private:
+  void CheckOpen() const;
+  py::object owner_;
+  std::optional<bool> sync_;
+  WriteBatch batch_;
+  bool spent_ = false;
+};
+
+}  // namespace pmstore::python

@@ -1,0 +1,80 @@
+// The undo log of an unsynced run (doc/FORMAT.md, "Unsynced runs").
+//
+// sync=false commits change the pool in place and flush nothing, so the
+// hardware (or the page cache) may write any of their lines back in any
+// order. For a power failure to find the pool exactly as the last durable
+// commit left it, the first time a run changes a 64-byte line that was
+// live when the run began, that line's contents are made durable here
+// first (one flush and drain per commit that reaches new lines); recovery
+// writes them back. Lines the run allocated itself need nothing: they
+// were free when it began, and the allocator holds what the run frees
+// until it ends.
+//
+// Owns the undo header and entries in the log slot the run's base commit
+// does not use, and in memory the set of lines saved. Depends on the
+// pool's mapping and the persister; the store decides which lines to save
+// and ends the run (it retires the base commit's log record, which closes
+// the run on the media).
+//
+// Thread-compatible: the store's writer calls it (and open, to recover).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "pmstore/src/format.h"
+#include "pmstore/src/persister.h"
+#include "pmstore/src/pool.h"
+
+namespace pmstore::internal {
+
+class UndoLog {
+ public:
+  explicit UndoLog(char* base) : base_(base) {}
+
+  bool open() const { return open_; }
+  // The commit a crash inside the run returns to.
+  uint64_t base_seq() const { return base_seq_; }
+  // Whether the last Save failed for want of room: the run must end.
+  bool full() const { return full_; }
+
+  // Starts a run whose base is the newest commit record in the log, seq
+  // `base_seq` (in slot base_seq % 2) with checksum `base_checksum`.
+  // Writes and flushes the header in the other slot; the first Save's
+  // drain makes it durable before anything the run changes can be.
+  absl::Status Begin(Persister& persister, uint64_t base_seq, uint64_t base_checksum);
+
+  // Makes the contents of `lines` (64-byte aligned offsets, live when the
+  // run began) durable in the log, those not saved before; then they may
+  // change. ResourceExhausted when they do not fit (full() is then true);
+  // a persister failure as is.
+  absl::Status Save(Persister& persister, const std::vector<uint64_t>& lines);
+
+  // The store made the run durable and retired the base commit's record;
+  // forgets the run.
+  void End();
+
+  // At open, before the log is replayed: when a run was open at the crash
+  // (its header valid and the base commit's record still in its slot),
+  // writes every saved line back and makes them durable. *min_next_seq:
+  // the next commit's sequence number must be at least this (past the
+  // base of any old run).
+  static absl::Status Recover(Pool& pool, Persister& persister, uint64_t* min_next_seq);
+
+ private:
+  char* Slot() const;
+
+  char* base_;
+  bool open_ = false;
+  bool full_ = false;
+  uint64_t base_seq_ = 0;
+  uint64_t run_id_ = 0;
+  uint64_t count_ = 0;  // entries written
+  absl::flat_hash_set<uint64_t> saved_;
+  std::mt19937_64 run_ids_{std::random_device()()};
+};
+
+}  // namespace pmstore::internal

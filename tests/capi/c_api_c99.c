@@ -1,0 +1,36 @@
+/* Compiled as C99 with -Wpedantic: proves pmstore/c.h is C, and gives the
+ * gtest suite one whole round trip written in C. */
+#include "capi/c_api_c99.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pmstore/c.h"
+
+int c99_round_trip(const char* path, char* out, size_t outlen) {
+  pmstore_options_t* options = pmstore_options_create();
+  pmstore_options_set_create_if_missing(options, true);
+  pmstore_t* db = NULL;
+  char* err = NULL;
+  int result = 1;
+  if (pmstore_open(options, path, &db, &err) != PMSTORE_OK) goto done;
+  if (pmstore_put(db, NULL, "c99", 3, "from C", 6, &err) != PMSTORE_OK) goto done;
+
+  char* val = NULL;
+  size_t vallen = 0;
+  if (pmstore_get(db, NULL, "c99", 3, &val, &vallen, &err) != PMSTORE_OK) goto done;
+  pmstore_iterator_t* iter = pmstore_create_iterator(db, NULL, NULL);
+  size_t keys = 0;
+  for (pmstore_iter_seek_to_first(iter); pmstore_iter_valid(iter); pmstore_iter_next(iter)) ++keys;
+  pmstore_iter_destroy(iter);
+  snprintf(out, outlen, "%.*s, %zu key(s)", (int)vallen, val, keys);
+  pmstore_free(val);
+  result = 0;
+
+done:
+  if (err != NULL) snprintf(out, outlen, "%s", err);
+  pmstore_free(err);
+  if (pmstore_close(db, NULL) != PMSTORE_OK) result = 1;
+  pmstore_options_destroy(options);
+  return result;
+}

@@ -1,0 +1,473 @@
+// The C API (pmstore/c.h), every call, through the C names only: results,
+// codes, messages, and the arguments a C caller can get wrong.
+#include "pmstore/c.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "capi/c_api_c99.h"
+#include "gtest/gtest.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+// Owns the message a failing call leaves in it.
+struct ErrMsg {
+  char* text = nullptr;
+  ~ErrMsg() { pmstore_free(text); }
+  char** out() { return &text; }
+  std::string str() const { return text == nullptr ? "" : text; }
+};
+
+class CApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_ = pmstore_options_create();
+    pmstore_options_set_create_if_missing(options_, true);
+    pmstore_options_set_initial_size(options_, 8ull << 20);
+    pmstore_options_set_max_size(options_, 64ull << 20);
+  }
+  void TearDown() override {
+    if (db_ != nullptr) {
+      EXPECT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
+    }
+    pmstore_options_destroy(options_);
+  }
+  void Open() {
+    ErrMsg err;
+    ASSERT_EQ(pmstore_open(options_, path_.c_str(), &db_, err.out()), PMSTORE_OK) << err.str();
+  }
+  void Reopen() {
+    ASSERT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
+    db_ = nullptr;
+    Open();
+  }
+  void Put(const std::string& key, const std::string& value) {
+    ErrMsg err;
+    ASSERT_EQ(pmstore_put(db_, nullptr, key.data(), key.size(), value.data(), value.size(), err.out()), PMSTORE_OK)
+        << err.str();
+  }
+  // The value, or "<CODE>" when the get fails.
+  std::string Get(const std::string& key, const pmstore_readoptions_t* options = nullptr) {
+    char* val = nullptr;
+    size_t len = 0;
+    const pmstore_code_t code = pmstore_get(db_, options, key.data(), key.size(), &val, &len, nullptr);
+    if (code != PMSTORE_OK) return std::string("<") + pmstore_code_name(code) + ">";
+    std::string out(val == nullptr ? "" : std::string(val, len));
+    pmstore_free(val);
+    return out;
+  }
+  std::vector<std::string> Keys(const pmstore_iteroptions_t* range, const char* seek = nullptr) {
+    pmstore_iterator_t* iter = pmstore_create_iterator(db_, nullptr, range);
+    std::vector<std::string> keys;
+    if (seek == nullptr) {
+      pmstore_iter_seek_to_first(iter);
+    } else {
+      pmstore_iter_seek(iter, seek, std::strlen(seek));
+    }
+    for (; pmstore_iter_valid(iter); pmstore_iter_next(iter)) {
+      size_t len = 0;
+      const char* key = pmstore_iter_key(iter, &len);
+      keys.emplace_back(key, len);
+    }
+    EXPECT_EQ(pmstore_iter_get_error(iter, nullptr), PMSTORE_OK);
+    pmstore_iter_destroy(iter);
+    return keys;
+  }
+  void WriteFile(const std::string& bytes) { std::ofstream(path_, std::ios::binary) << bytes; }
+
+  TempDir dir_{"/dev/shm"};
+  std::string path_ = dir_.File("pool");
+  pmstore_options_t* options_ = nullptr;
+  pmstore_t* db_ = nullptr;
+};
+
+TEST_F(CApiTest, MissingPoolIsNotFoundAndLeavesTheOutputAlone) {
+  pmstore_options_set_create_if_missing(options_, false);
+  pmstore_t* db = reinterpret_cast<pmstore_t*>(0x1);
+  ErrMsg err;
+  EXPECT_EQ(pmstore_open(options_, path_.c_str(), &db, err.out()), PMSTORE_NOT_FOUND);
+  EXPECT_EQ(db, reinterpret_cast<pmstore_t*>(0x1));
+  EXPECT_NE(err.str().find(path_), std::string::npos) << err.str();
+  EXPECT_EQ(pmstore_open(nullptr, path_.c_str(), &db, nullptr), PMSTORE_NOT_FOUND) << "NULL options: defaults";
+}
+
+TEST_F(CApiTest, ErrorIfExistsRefusesAnExistingPool) {
+  Open();
+  ASSERT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
+  db_ = nullptr;
+  pmstore_options_set_error_if_exists(options_, true);
+  ErrMsg err;
+  pmstore_t* db = nullptr;
+  EXPECT_EQ(pmstore_open(options_, path_.c_str(), &db, err.out()), PMSTORE_ALREADY_EXISTS);
+  EXPECT_NE(err.str().find("already exists"), std::string::npos) << err.str();
+}
+
+TEST_F(CApiTest, FileThatIsNotAPoolIsInvalidArgument) {
+  WriteFile(std::string(1 << 20, 'x'));
+  ErrMsg err;
+  pmstore_t* db = nullptr;
+  EXPECT_EQ(pmstore_open(options_, path_.c_str(), &db, err.out()), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_NE(err.str().find("not a pmstore pool"), std::string::npos) << err.str();
+  pmstore_checkreport_t* report = nullptr;
+  EXPECT_EQ(pmstore_check_path(path_.c_str(), &report, err.out()), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(report, nullptr);
+}
+
+TEST_F(CApiTest, PoolInUseByAnotherProcessIsFailedPreconditionNamingIt) {
+  int ready[2], done[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(done), 0);
+  const pid_t child = fork();
+  if (child == 0) {  // holds the pool open until the parent has tried
+    pmstore_t* db = nullptr;
+    const char status = pmstore_open(options_, path_.c_str(), &db, nullptr) == PMSTORE_OK ? 'y' : 'n';
+    (void)!write(ready[1], &status, 1);
+    char byte;
+    (void)!read(done[0], &byte, 1);
+    pmstore_close(db, nullptr);
+    _exit(0);
+  }
+  char status = 0;
+  ASSERT_EQ(read(ready[0], &status, 1), 1);
+  ASSERT_EQ(status, 'y');
+  ErrMsg err;
+  EXPECT_EQ(pmstore_open(options_, path_.c_str(), &db_, err.out()), PMSTORE_FAILED_PRECONDITION);
+  EXPECT_NE(err.str().find("in use by process " + std::to_string(child)), std::string::npos) << err.str();
+  pmstore_checkreport_t* report = nullptr;
+  EXPECT_EQ(pmstore_check_path(path_.c_str(), &report, nullptr), PMSTORE_FAILED_PRECONDITION);
+  (void)!write(done[1], "x", 1);
+  waitpid(child, nullptr, 0);
+  for (int fd : {ready[0], ready[1], done[0], done[1]}) close(fd);
+  db_ = nullptr;
+  Open();  // free again once the other process closed it
+}
+
+TEST_F(CApiTest, PutGetDeleteRoundTripBinaryKeysAndEmptyValues) {
+  Open();
+  const std::string binary_key("k\0\xff", 3), binary_value("v\0\n\\", 4);
+  Put(binary_key, binary_value);
+  Put("empty", "");
+  Put("", "empty key");
+  EXPECT_EQ(Get(binary_key), binary_value);
+  EXPECT_EQ(Get("empty"), "");
+  EXPECT_EQ(Get(""), "empty key");
+  ErrMsg err;
+  ASSERT_EQ(pmstore_delete(db_, nullptr, binary_key.data(), binary_key.size(), err.out()), PMSTORE_OK);
+  EXPECT_EQ(pmstore_delete(db_, nullptr, "never", 5, err.out()), PMSTORE_OK) << "absent is fine";
+  EXPECT_EQ(Get(binary_key), "<NOT_FOUND>");
+  Reopen();
+  EXPECT_EQ(Get("empty"), "");
+  EXPECT_EQ(Get(binary_key), "<NOT_FOUND>");
+}
+
+TEST_F(CApiTest, GetOfAMissingKeyIsNotFoundWithNullValueAndAMessage) {
+  Open();
+  char* val = reinterpret_cast<char*>(0x1);
+  size_t len = 99;
+  ErrMsg err;
+  err.text = static_cast<char*>(std::malloc(8));  // an old message is freed, not leaked (ASan)
+  EXPECT_EQ(pmstore_get(db_, nullptr, "nope", 4, &val, &len, err.out()), PMSTORE_NOT_FOUND);
+  EXPECT_EQ(val, nullptr);
+  EXPECT_EQ(len, 0u);
+  EXPECT_EQ(err.str(), "key not found");
+  pmstore_pinnedvalue_t* pinned = reinterpret_cast<pmstore_pinnedvalue_t*>(0x1);
+  EXPECT_EQ(pmstore_get_pinned(db_, nullptr, "nope", 4, &pinned, err.out()), PMSTORE_NOT_FOUND);
+  EXPECT_EQ(pinned, nullptr);
+}
+
+TEST_F(CApiTest, SuccessLeavesTheMessageAlone) {
+  Open();
+  ErrMsg err;
+  EXPECT_EQ(pmstore_get(db_, nullptr, "nope", 4, nullptr, nullptr, err.out()), PMSTORE_INVALID_ARGUMENT);
+  const std::string before = err.str();
+  Put("k", "v");
+  EXPECT_EQ(pmstore_put(db_, nullptr, "k", 1, "w", 1, err.out()), PMSTORE_OK);
+  EXPECT_EQ(err.str(), before);
+}
+
+TEST_F(CApiTest, ContainsReportsPresence) {
+  Open();
+  Put("here", "1");
+  bool found = false;
+  ASSERT_EQ(pmstore_contains(db_, "here", 4, &found, nullptr), PMSTORE_OK);
+  EXPECT_TRUE(found);
+  ASSERT_EQ(pmstore_contains(db_, "gone", 4, &found, nullptr), PMSTORE_OK);
+  EXPECT_FALSE(found);
+}
+
+TEST_F(CApiTest, NullArgumentsAreInvalidArgumentNamingTheCall) {
+  Open();
+  ErrMsg err;
+  auto expect_bad = [&](pmstore_code_t code, const std::string& call) {
+    EXPECT_EQ(code, PMSTORE_INVALID_ARGUMENT) << call;
+    EXPECT_EQ(err.str().rfind(call + ": ", 0), 0u) << err.str();
+  };
+  char* val = nullptr;
+  size_t len = 0;
+  bool found = false;
+  pmstore_pinnedvalue_t* pinned = nullptr;
+  pmstore_checkreport_t* report = nullptr;
+  pmstore_t* db = nullptr;
+  expect_bad(pmstore_open(options_, nullptr, &db, err.out()), "pmstore_open");
+  expect_bad(pmstore_open(options_, path_.c_str(), nullptr, err.out()), "pmstore_open");
+  expect_bad(pmstore_put(nullptr, nullptr, "k", 1, "v", 1, err.out()), "pmstore_put");
+  expect_bad(pmstore_put(db_, nullptr, nullptr, 1, "v", 1, err.out()), "pmstore_put");
+  expect_bad(pmstore_put(db_, nullptr, "k", 1, nullptr, 1, err.out()), "pmstore_put");
+  expect_bad(pmstore_delete(nullptr, nullptr, "k", 1, err.out()), "pmstore_delete");
+  expect_bad(pmstore_delete(db_, nullptr, nullptr, 2, err.out()), "pmstore_delete");
+  expect_bad(pmstore_write(nullptr, nullptr, nullptr, err.out()), "pmstore_write");
+  expect_bad(pmstore_write(db_, nullptr, nullptr, err.out()), "pmstore_write");
+  expect_bad(pmstore_sync(nullptr, err.out()), "pmstore_sync");
+  expect_bad(pmstore_get(nullptr, nullptr, "k", 1, &val, &len, err.out()), "pmstore_get");
+  expect_bad(pmstore_get(db_, nullptr, nullptr, 1, &val, &len, err.out()), "pmstore_get");
+  expect_bad(pmstore_get(db_, nullptr, "k", 1, &val, nullptr, err.out()), "pmstore_get");
+  expect_bad(pmstore_contains(nullptr, "k", 1, &found, err.out()), "pmstore_contains");
+  expect_bad(pmstore_contains(db_, "k", 1, nullptr, err.out()), "pmstore_contains");
+  expect_bad(pmstore_get_pinned(nullptr, nullptr, "k", 1, &pinned, err.out()), "pmstore_get_pinned");
+  expect_bad(pmstore_get_pinned(db_, nullptr, "k", 1, nullptr, err.out()), "pmstore_get_pinned");
+  expect_bad(pmstore_check_path(nullptr, &report, err.out()), "pmstore_check_path");
+  expect_bad(pmstore_check_path(path_.c_str(), nullptr, err.out()), "pmstore_check_path");
+  expect_bad(pmstore_check(nullptr, &report, err.out()), "pmstore_check");
+  expect_bad(pmstore_check(db_, nullptr, err.out()), "pmstore_check");
+  expect_bad(pmstore_iter_get_error(nullptr, err.out()), "pmstore_iter_get_error");
+  EXPECT_EQ(pmstore_create_iterator(nullptr, nullptr, nullptr), nullptr);
+  EXPECT_EQ(pmstore_get_stats(nullptr), nullptr);
+  EXPECT_EQ(pmstore_close(nullptr, err.out()), PMSTORE_OK);
+  // Destroying NULL is a no-op, as free(NULL) is.
+  pmstore_iter_destroy(nullptr);
+  pmstore_pinnedvalue_destroy(nullptr);
+  pmstore_options_destroy(nullptr);
+  pmstore_writebatch_destroy(nullptr);
+  pmstore_stats_destroy(nullptr);
+  pmstore_checkreport_destroy(nullptr);
+}
+
+TEST_F(CApiTest, OversizedKeyIsInvalidArgument) {
+  Open();
+  const std::string key(PMSTORE_MAX_KEY_SIZE + 1, 'k');
+  ErrMsg err;
+  EXPECT_EQ(pmstore_put(db_, nullptr, key.data(), key.size(), "v", 1, err.out()), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_NE(err.str().find("key"), std::string::npos) << err.str();
+  const std::string largest(PMSTORE_MAX_KEY_SIZE, 'k');
+  Put(largest, "fits");
+  EXPECT_EQ(Get(largest), "fits");
+}
+
+TEST_F(CApiTest, WriteBatchAppliesEveryOperationInOrderAsOneCommit) {
+  Open();
+  Put("old", "1");
+  pmstore_writebatch_t* batch = pmstore_writebatch_create();
+  pmstore_writebatch_put(batch, "a", 1, "first", 5);
+  pmstore_writebatch_put(batch, "b", 1, "2", 1);
+  pmstore_writebatch_put(batch, "a", 1, "second", 6);
+  pmstore_writebatch_delete(batch, "old", 3);
+  EXPECT_EQ(pmstore_writebatch_count(batch), 4u);
+  EXPECT_EQ(pmstore_writebatch_approximate_size(batch), 1 + 5 + 1 + 1 + 1 + 6 + 3u);
+  pmstore_writeoptions_t* write = pmstore_writeoptions_create();
+  ErrMsg err;
+  ASSERT_EQ(pmstore_write(db_, write, batch, err.out()), PMSTORE_OK) << err.str();
+  EXPECT_EQ(Get("a"), "second");
+  EXPECT_EQ(Get("b"), "2");
+  EXPECT_EQ(Get("old"), "<NOT_FOUND>");
+  pmstore_writebatch_clear(batch);
+  EXPECT_EQ(pmstore_writebatch_count(batch), 0u);
+  EXPECT_EQ(pmstore_writebatch_approximate_size(batch), 0u);
+  ASSERT_EQ(pmstore_write(db_, nullptr, batch, err.out()), PMSTORE_OK) << "an empty batch is fine";
+  pmstore_writebatch_destroy(batch);
+  pmstore_writeoptions_destroy(write);
+}
+
+TEST_F(CApiTest, FailedBatchChangesNothing) {
+  pmstore_options_set_max_size(options_, 0);  // no growth
+  Open();
+  Put("k", "kept");
+  pmstore_writebatch_t* batch = pmstore_writebatch_create();
+  pmstore_writebatch_put(batch, "k", 1, "lost", 4);
+  const std::string huge(16u << 20, 'h');
+  pmstore_writebatch_put(batch, "huge", 4, huge.data(), huge.size());
+  ErrMsg err;
+  EXPECT_EQ(pmstore_write(db_, nullptr, batch, err.out()), PMSTORE_RESOURCE_EXHAUSTED);
+  EXPECT_NE(err.str().find(path_), std::string::npos) << err.str();
+  EXPECT_EQ(Get("k"), "kept");
+  pmstore_writebatch_destroy(batch);
+}
+
+TEST_F(CApiTest, IteratorsHonourPrefixBoundsAndSeek) {
+  Open();
+  for (const char* key : {"a", "b/1", "b/2", "b/3", "c"}) Put(key, std::string("v") + key);
+  EXPECT_EQ(Keys(nullptr), (std::vector<std::string>{"a", "b/1", "b/2", "b/3", "c"}));
+  pmstore_iteroptions_t* range = pmstore_iteroptions_create();
+  pmstore_iteroptions_set_prefix(range, "b/", 2);
+  EXPECT_EQ(Keys(range), (std::vector<std::string>{"b/1", "b/2", "b/3"}));
+  EXPECT_EQ(Keys(range, "b/2"), (std::vector<std::string>{"b/2", "b/3"}));
+  pmstore_iteroptions_set_prefix(range, nullptr, 0);
+  pmstore_iteroptions_set_lower_bound(range, "b/2", 3);
+  pmstore_iteroptions_set_upper_bound(range, "c", 1);
+  EXPECT_EQ(Keys(range), (std::vector<std::string>{"b/2", "b/3"}));
+  EXPECT_EQ(Keys(range, "a"), (std::vector<std::string>{"b/2", "b/3"})) << "seek below the lower bound";
+  pmstore_iteroptions_destroy(range);
+
+  pmstore_iterator_t* iter = pmstore_create_iterator(db_, nullptr, nullptr);
+  pmstore_iter_seek(iter, "b/3", 3);
+  ASSERT_TRUE(pmstore_iter_valid(iter));
+  size_t len = 0;
+  const char* value = pmstore_iter_value(iter, &len);
+  EXPECT_EQ(std::string(value, len), "vb/3");
+  pmstore_iter_destroy(iter);
+}
+
+TEST_F(CApiTest, PinnedValueStaysValidAcrossAnOverwriteAndBlocksClose) {
+  Open();
+  Put("k", "original");
+  pmstore_pinnedvalue_t* pinned = nullptr;
+  ASSERT_EQ(pmstore_get_pinned(db_, nullptr, "k", 1, &pinned, nullptr), PMSTORE_OK);
+  for (int i = 0; i < 100; ++i) Put("k", "overwritten " + std::to_string(i));
+  size_t len = 0;
+  const char* data = pmstore_pinnedvalue_data(pinned, &len);
+  EXPECT_EQ(std::string(data, len), "original");
+  ErrMsg err;
+  EXPECT_EQ(pmstore_close(db_, err.out()), PMSTORE_BUSY);
+  EXPECT_NE(err.str().find("1 pinned value(s)"), std::string::npos) << err.str();
+  EXPECT_EQ(Get("k"), "overwritten 99") << "the refused close left the store open";
+  pmstore_pinnedvalue_destroy(pinned);
+}
+
+TEST_F(CApiTest, CloseIsBusyWhileAnIteratorIsAlive) {
+  Open();
+  pmstore_iterator_t* iter = pmstore_create_iterator(db_, nullptr, nullptr);
+  ErrMsg err;
+  EXPECT_EQ(pmstore_close(db_, err.out()), PMSTORE_BUSY);
+  EXPECT_NE(err.str().find("1 iterator(s)"), std::string::npos) << err.str();
+  EXPECT_STREQ(pmstore_code_name(PMSTORE_BUSY), "BUSY");
+  pmstore_iter_destroy(iter);
+}
+
+TEST_F(CApiTest, UnsyncedWritesAreDurableAfterSync) {
+  pmstore_options_set_sync(options_, false);  // the default for NULL write options
+  Open();
+  Put("unsynced", "1");
+  pmstore_writeoptions_t* write = pmstore_writeoptions_create();
+  pmstore_writeoptions_set_sync(write, false);
+  ErrMsg err;
+  ASSERT_EQ(pmstore_put(db_, write, "also", 4, "2", 1, err.out()), PMSTORE_OK);
+  ASSERT_EQ(pmstore_delete(db_, write, "unsynced", 8, err.out()), PMSTORE_OK);
+  ASSERT_EQ(pmstore_sync(db_, err.out()), PMSTORE_OK) << err.str();
+  pmstore_writeoptions_destroy(write);
+  Reopen();
+  EXPECT_EQ(Get("also"), "2");
+  EXPECT_EQ(Get("unsynced"), "<NOT_FOUND>");
+}
+
+TEST_F(CApiTest, RequiredCacheLineGranularityFailsOnPageCache) {
+  if (getenv("PMEM2_FORCE_GRANULARITY") != nullptr) GTEST_SKIP() << "granularity forced";
+  pmstore_options_set_required_granularity(options_, PMSTORE_GRANULARITY_CACHE_LINE);
+  ErrMsg err;
+  EXPECT_EQ(pmstore_open(options_, path_.c_str(), &db_, err.out()), PMSTORE_FAILED_PRECONDITION);
+  EXPECT_NE(err.str().find("granularity"), std::string::npos) << err.str();
+  db_ = nullptr;
+  pmstore_options_set_required_granularity(options_, PMSTORE_GRANULARITY_PAGE);
+  Open();
+}
+
+TEST_F(CApiTest, StatsDescribeThePool) {
+  Open();
+  Put("a", "1");
+  Put("b", "2");
+  pmstore_stats_t* stats = pmstore_get_stats(db_);
+  EXPECT_EQ(std::string(pmstore_stats_path(stats)), path_);
+  EXPECT_EQ(pmstore_stats_keys(stats), 2u);
+  EXPECT_EQ(pmstore_stats_pool_bytes(stats), 8ull << 20);
+  EXPECT_GE(pmstore_stats_max_pool_bytes(stats), 64ull << 20);
+  EXPECT_GT(pmstore_stats_live_bytes(stats), 0u);
+  EXPECT_GT(pmstore_stats_free_bytes(stats), 0u);
+  EXPECT_GE(pmstore_stats_fragmentation(stats), 0.0);
+  EXPECT_LE(pmstore_stats_fragmentation(stats), 1.0);
+  const pmstore_granularity_t granularity = pmstore_stats_granularity(stats);
+  if (getenv("PMEM2_FORCE_GRANULARITY") == nullptr) {
+    EXPECT_EQ(granularity, PMSTORE_GRANULARITY_PAGE) << "tmpfs is page cache";
+  }
+  EXPECT_STRNE(pmstore_granularity_name(granularity), "unknown");
+  EXPECT_FALSE(pmstore_stats_dax(stats)) << "tmpfs is not DAX";
+  EXPECT_FALSE(pmstore_stats_map_sync(stats));
+  const double share = pmstore_stats_pmd_mapped_share(stats);
+  EXPECT_TRUE(share == -1 || (share >= 0 && share <= 1)) << share;
+  EXPECT_STRNE(pmstore_stats_pmd_verify_method(stats), "");
+  pmstore_stats_destroy(stats);
+}
+
+TEST_F(CApiTest, CheckFindsDamageThatVerifiedReadsReport) {
+  Open();
+  const std::string marker = "a value nothing else in the pool holds, 0123456789";
+  Put("victim", marker);
+  Put("bystander", "fine");
+  pmstore_checkreport_t* report = nullptr;
+  ASSERT_EQ(pmstore_check(db_, &report, nullptr), PMSTORE_OK);
+  EXPECT_TRUE(pmstore_checkreport_clean(report));
+  EXPECT_EQ(pmstore_checkreport_keys(report), 2u);
+  EXPECT_GE(pmstore_checkreport_leaves(report), 1u);
+  EXPECT_EQ(pmstore_checkreport_records_verified(report), 2u);
+  EXPECT_GT(pmstore_checkreport_bytes_verified(report), marker.size());
+  EXPECT_EQ(pmstore_checkreport_problem_count(report), 0u);
+  EXPECT_EQ(pmstore_checkreport_problem(report, 0), nullptr);
+  pmstore_checkreport_destroy(report);
+  ASSERT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
+  db_ = nullptr;
+
+  // Flip one byte of the value where it lies in the file.
+  std::ifstream in(path_, std::ios::binary);
+  const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = image.find(marker);
+  ASSERT_NE(at, std::string::npos);
+  const int fd = open(path_.c_str(), O_WRONLY);
+  ASSERT_EQ(pwrite(fd, "X", 1, static_cast<off_t>(at)), 1);
+  close(fd);
+
+  ErrMsg err;
+  ASSERT_EQ(pmstore_check_path(path_.c_str(), &report, err.out()), PMSTORE_OK) << err.str();
+  EXPECT_FALSE(pmstore_checkreport_clean(report));
+  ASSERT_EQ(pmstore_checkreport_problem_count(report), 1u);
+  EXPECT_NE(std::string(pmstore_checkreport_problem(report, 0)).find("checksum"), std::string::npos)
+      << pmstore_checkreport_problem(report, 0);
+  pmstore_checkreport_destroy(report);
+
+  Open();
+  EXPECT_EQ(Get("victim")[0], 'X') << "unverified reads do not hash";
+  pmstore_readoptions_t* verified = pmstore_readoptions_create();
+  pmstore_readoptions_set_verify_checksums(verified, true);
+  EXPECT_EQ(Get("victim", verified), "<DATA_LOSS>");
+  EXPECT_EQ(Get("bystander", verified), "fine");
+  pmstore_pinnedvalue_t* pinned = nullptr;
+  EXPECT_EQ(pmstore_get_pinned(db_, verified, "victim", 6, &pinned, err.out()), PMSTORE_DATA_LOSS);
+  EXPECT_NE(err.str().find(path_), std::string::npos) << err.str();
+  pmstore_readoptions_destroy(verified);
+}
+
+TEST_F(CApiTest, NamesAndVersion) {
+  EXPECT_STREQ(pmstore_code_name(PMSTORE_OK), "OK");
+  EXPECT_STREQ(pmstore_code_name(PMSTORE_NOT_FOUND), "NOT_FOUND");
+  EXPECT_STREQ(pmstore_code_name(PMSTORE_UNAUTHENTICATED), "UNAUTHENTICATED");
+  EXPECT_STREQ(pmstore_code_name(static_cast<pmstore_code_t>(42)), "UNKNOWN");
+  EXPECT_STREQ(pmstore_granularity_name(PMSTORE_GRANULARITY_BYTE), "byte");
+  EXPECT_STREQ(pmstore_granularity_name(PMSTORE_GRANULARITY_CACHE_LINE), "cache_line");
+  EXPECT_STREQ(pmstore_granularity_name(PMSTORE_GRANULARITY_PAGE), "page");
+  const std::string version = pmstore_version();
+  EXPECT_EQ(std::count(version.begin(), version.end(), '.'), 2) << version;
+}
+
+TEST_F(CApiTest, CallerWrittenInC99RoundTrips) {
+  char out[256] = {0};
+  EXPECT_EQ(c99_round_trip(path_.c_str(), out, sizeof(out)), 0) << out;
+  EXPECT_STREQ(out, "from C, 1 key(s)");
+}
+
+}  // namespace
