@@ -6,16 +6,21 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "faultbench/doctor/doctor.h"
+#include "faultbench/run/page_size_check.h"
 #include "faultbench/run/runner.h"
+#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/taint/taint.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/status_macros.h"
+#include "pmstore/base/units.h"
 
 namespace faultbench {
 namespace {
@@ -39,7 +44,10 @@ struct Variant {
 
 // One run's figures, summed over the run's workers and both directions.
 struct Sample {
-  double iops = 0, bw_bytes = 0, p50_ns = 0, p99_ns = 0, faults_per_mib = 0, pmd_share = 0;
+  double iops = 0, bw_bytes = 0, p50_ns = 0, p99_ns = 0, faults_per_mib = 0, pmd_share = 0, pud_share = 0;
+  std::map<int, uint64_t> page_nodes;  // sampled pages by node, over the workers
+  std::string placement_source;
+  std::set<int> cpus;
   std::string error;
 };
 
@@ -47,7 +55,7 @@ Sample SampleOf(const RunResult& run) {
   Sample s;
   LatencyHistogram merged;
   double ns_per_tick = 1;
-  uint64_t faults = 0, bytes = 0, pmd = 0, present = 0;
+  uint64_t faults = 0, bytes = 0, pmd = 0, pud = 0, present = 0;
   for (const WorkerResult& w : run.workers) {
     if (!w.error.empty()) s.error = w.error;
     const PhaseResult& t = w.total;
@@ -61,12 +69,17 @@ Sample SampleOf(const RunResult& run) {
     faults += t.rusage.minor_faults + t.rusage.major_faults;
     bytes += t.bytes_accessed;
     pmd += w.mapping.census.pmd_bytes;
-    present += w.mapping.census.pmd_bytes + w.mapping.census.pte_bytes;
+    pud += w.mapping.census.pud_bytes;
+    present += w.mapping.PresentBytes();
+    for (const auto& [node, pages] : w.numa.placement.pages_by_node) s.page_nodes[node] += pages;
+    s.placement_source = w.numa.placement.source;
+    s.cpus.insert(w.numa.cpus.begin(), w.numa.cpus.end());
   }
   s.p50_ns = static_cast<double>(merged.Percentile(50)) * ns_per_tick;
   s.p99_ns = static_cast<double>(merged.Percentile(99)) * ns_per_tick;
   s.faults_per_mib = bytes ? static_cast<double>(faults) / (static_cast<double>(bytes) / (1 << 20)) : 0;
   s.pmd_share = present ? static_cast<double>(pmd) / static_cast<double>(present) : 0;
+  s.pud_share = present ? static_cast<double>(pud) / static_cast<double>(present) : 0;
   return s;
 }
 
@@ -112,6 +125,16 @@ absl::StatusOr<std::vector<NumaSet>> ParseNumaSets(const std::string& text) {
   }
   if (sets.empty()) return absl::InvalidArgumentError("--numa-sets: no set given");
   return sets;
+}
+
+absl::StatusOr<doctor::DoctorReport> ExamineLocation(const JobOptions& job) {
+  const std::string path = job.directory.empty() ? job.filename : job.directory;
+  auto report = doctor::Examine(path);
+  if (!report.ok() && job.directory.empty()) {  // the file is created by the first run
+    const std::string parent = std::filesystem::path(job.filename).parent_path().string();
+    report = doctor::Examine(parent.empty() ? "." : parent);
+  }
+  return report;
 }
 
 Spread SpreadOf(std::vector<double> values) {
@@ -188,6 +211,8 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   v.mode = variant.mode;
   v.engine = variant.engine;
   v.numa_label = variant.numa.label;
+  v.cpu_node = variant.numa.cpu_node;
+  v.mem_node = variant.numa.mem_node;
   auto collect = [&](double Sample::*field) {
     std::vector<double> values;
     for (const Sample& s : samples) values.push_back(s.*field);
@@ -199,7 +224,15 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   v.p99_ns = collect(&Sample::p99_ns);
   v.faults_per_mib = collect(&Sample::faults_per_mib);
   v.pmd_share = collect(&Sample::pmd_share);
+  v.pud_share = collect(&Sample::pud_share);
   v.files = std::move(files);
+  std::set<int> cpus;
+  for (const Sample& s : samples) {
+    for (const auto& [node, pages] : s.page_nodes) v.page_nodes[node] += pages;
+    if (v.placement_source.empty()) v.placement_source = s.placement_source;
+    cpus.insert(s.cpus.begin(), s.cpus.end());
+  }
+  v.cpus.assign(cpus.begin(), cpus.end());
   return v;
 }
 
@@ -232,12 +265,11 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
 // comparison means little without the file system it ran on.
 std::string Location(const JobOptions& job) {
   const std::string path = job.directory.empty() ? job.filename : job.directory;
-  auto report = doctor::Examine(path);
-  if (!report.ok() && job.directory.empty()) {  // the file is created by the first run
-    const std::string parent = std::filesystem::path(job.filename).parent_path().string();
-    report = doctor::Examine(parent.empty() ? "." : parent);
-  }
+  auto report = ExamineLocation(job);
   if (!report.ok()) return path;
+  if (report->fixed.devdax) {
+    return absl::StrCat(path, " (device dax, align ", pmstore::base::FormatBytes(report->fixed.page_size), ")");
+  }
   std::string fs = report->mount.fs_type;
   if (!report->mount.tmpfs_huge.empty()) absl::StrAppend(&fs, " huge=", report->mount.tmpfs_huge);
   return absl::StrCat(path, " (", fs, ", ", report->page_source, ")");
@@ -255,17 +287,38 @@ JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   return job;
 }
 
+// The variants whose mode the backing can give; the others are named in
+// `skipped` (device DAX and hugetlbfs have one page size each).
+absl::StatusOr<std::vector<Variant>> VariantsTheBackingAllows(const CompareConfig& config,
+                                                              std::vector<std::string>& skipped) {
+  const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(config.job, 0));
+  std::vector<Variant> allowed;
+  absl::Status first_refusal;
+  for (const Variant& variant : Variants(config)) {
+    absl::Status fits = CheckMappingFits(VariantJob(config, variant), fixed);
+    if (fits.ok()) {
+      allowed.push_back(variant);
+      continue;
+    }
+    if (first_refusal.ok()) first_refusal = fits;
+    const std::string line = absl::StrCat(std::string(PageIntentName(variant.mode)), ": ", fits.message());
+    if (std::find(skipped.begin(), skipped.end(), line) == skipped.end()) skipped.push_back(line);
+  }
+  if (allowed.empty()) return first_refusal;
+  return allowed;
+}
+
 }  // namespace
 
 absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code) {
   if (config.repeat < 1) return absl::InvalidArgumentError("--repeat must be >= 1");
   if (config.modes.empty()) return absl::InvalidArgumentError("--modes names no mode");
-  const std::vector<Variant> variants = Variants(config);
+  CompareOutcome outcome;
+  PMSTORE_ASSIGN_OR_RETURN(const std::vector<Variant> variants, VariantsTheBackingAllows(config, outcome.skipped));
   // Every variant is checked before the first run, so a bad flag or an
   // unknown node in one NUMA set costs no run.
   for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant)}));
 
-  CompareOutcome outcome;
   outcome.location = Location(config.job);
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());

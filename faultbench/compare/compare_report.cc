@@ -10,8 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-json SpreadJson(const Spread& s) { return {{"median", s.median}, {"min", s.min}, {"max", s.max}}; }
-
 json GroupJson(const GroupVerdict& g) {
   return {{"group", g.group},
           {"pmd_over_pte", g.verdict.available ? json(g.verdict.pmd_over_pte) : json(nullptr)},
@@ -31,18 +29,31 @@ std::string VerdictLine(const GroupVerdict& g) {
                          g.verdict.text);
 }
 
+// A PUD column only where 1 GiB entries are in play (hugetlbfs 1G, device DAX align=1G).
+bool AnyPud(const CompareOutcome& outcome) {
+  for (const VariantSummary& v : outcome.variants) {
+    if (v.mode == pmstore::mapping::PageIntent::kPud || v.pud_share.max > 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+json SpreadJson(const Spread& s) { return {{"median", s.median}, {"min", s.min}, {"max", s.max}}; }
 
 std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome) {
   std::string out = absl::StrFormat("faultbench compare: %s, %d repeat(s), %s files\nin %s\n\n", Workload(config),
                                     config.repeat, config.reuse_file ? "reused" : "fresh", outcome.location);
-  absl::StrAppendFormat(&out, "%-22s %22s %10s %10s %10s %11s %7s\n", "variant", "IOPS median [min-max]",
-                        "MiB/s", "p50 ns", "p99 ns", "faults/MiB", "PMD %");
+  const bool pud = AnyPud(outcome);
+  absl::StrAppendFormat(&out, "%-22s %22s %10s %10s %10s %11s %7s%s\n", "variant", "IOPS median [min-max]",
+                        "MiB/s", "p50 ns", "p99 ns", "faults/MiB", "PMD %", pud ? "   PUD %" : "");
   for (const VariantSummary& v : outcome.variants) {
-    absl::StrAppendFormat(&out, "%-22s %8.0f [%5.0fk-%5.0fk] %10.1f %10.0f %10.0f %11.3f %6.1f%%\n", v.label,
+    absl::StrAppendFormat(&out, "%-22s %8.0f [%5.0fk-%5.0fk] %10.1f %10.0f %10.0f %11.3f %6.1f%%%s\n", v.label,
                           v.iops.median, v.iops.min / 1e3, v.iops.max / 1e3, v.bw_bytes.median / (1 << 20),
-                          v.p50_ns.median, v.p99_ns.median, v.faults_per_mib.median, v.pmd_share.median * 100);
+                          v.p50_ns.median, v.p99_ns.median, v.faults_per_mib.median, v.pmd_share.median * 100,
+                          pud ? absl::StrFormat(" %6.1f%%", v.pud_share.median * 100) : "");
   }
+  for (const std::string& line : outcome.skipped) absl::StrAppend(&out, "not run: ", line, "\n");
   absl::StrAppend(&out, "\n");
   for (const GroupVerdict& g : outcome.groups) {
     absl::StrAppend(&out, VerdictLine(g), "\n");
@@ -67,7 +78,8 @@ json CompareJson(const CompareOutcome& outcome) {
                         {"clat_p50_ns", SpreadJson(v.p50_ns)},
                         {"clat_p99_ns", SpreadJson(v.p99_ns)},
                         {"faults_per_mib", SpreadJson(v.faults_per_mib)},
-                        {"pmd_share", SpreadJson(v.pmd_share)}});
+                        {"pmd_share", SpreadJson(v.pmd_share)},
+                        {"pud_share", SpreadJson(v.pud_share)}});
   }
   json groups = json::array();
   for (const GroupVerdict& g : outcome.groups) groups.push_back(GroupJson(g));
@@ -77,6 +89,7 @@ json CompareJson(const CompareOutcome& outcome) {
   return {{"location", outcome.location},
           {"runs", outcome.runs},
           {"variants", variants},
+          {"skipped", outcome.skipped},
           {"groups", groups},
           {"taint", outcome.taint},
           {"summary", summary}};

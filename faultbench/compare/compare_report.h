@@ -18,6 +18,9 @@ std::string CompareText(const CompareConfig& config, const CompareOutcome& outco
 //  "taint": [...], "summary": {"pmd_over_pte": R, "verdict": "..."}} (summary = first group).
 nlohmann::json CompareJson(const CompareOutcome& outcome);
 
+// {"median": M, "min": A, "max": B}, as every spread of the JSON document.
+nlohmann::json SpreadJson(const Spread& spread);
+
 // The SVG plot: median IOPS per variant with min-max whiskers, each bar
 // labelled with its verified PMD share, and the location and verdicts under
 // the title.

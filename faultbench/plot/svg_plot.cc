@@ -5,40 +5,21 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
+#include "faultbench/plot/svg_text.h"
 
 namespace faultbench {
 namespace {
 
-constexpr int kFontSize = 12, kTitleFontSize = 15, kLineHeight = 18;
-constexpr int kLeft = 80, kMargin = 20, kPlotHeight = 300, kMinSlot = 100, kMaxBarWidth = 80;
+using svg::AxisStep;
+using svg::Escape;
+using svg::kFontSize;
+using svg::kLineHeight;
+using svg::kMargin;
+using svg::kTitleFontSize;
+using svg::Short;
+using svg::TextWidth;
 
-std::string Escape(const std::string& text) {
-  return absl::StrReplaceAll(text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
-}
-
-// Wide enough for any sans-serif face: its average glyph is about 0.55 em.
-int TextWidth(const std::string& text, int font_size) {
-  return static_cast<int>(std::ceil(static_cast<double>(text.size()) * font_size * 0.6));
-}
-
-// 1, 2, 2.5 or 5 times a power of ten, the smallest such step that covers
-// `top` in five steps.
-double AxisStep(double top) {
-  const double raw = top / 5;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 2.5, 5.0}) {
-    if (raw <= factor * magnitude * (1 + 1e-9)) return factor * magnitude;
-  }
-  return 10 * magnitude;
-}
-
-// 1.5M, 250k, 12.5: %g drops the zeros a round axis value does not need.
-std::string Short(double value, int precision) {
-  if (value >= 1e6) return absl::StrFormat("%.*gM", precision, value / 1e6);
-  if (value >= 1e3) return absl::StrFormat("%.*gk", precision, value / 1e3);
-  return absl::StrFormat("%.*g", precision, value);
-}
+constexpr int kLeft = 80, kPlotHeight = 300, kMinSlot = 100, kMaxBarWidth = 80;
 
 }  // namespace
 
@@ -62,11 +43,7 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   const double axis_top = std::ceil(highest * 1.05 / step) * step;
   auto y = [&](double v) { return top + kPlotHeight - v / axis_top * kPlotHeight; };
 
-  std::string svg = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-      "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-      "<text x=\"%d\" y=\"24\" font-size=\"%d\">%s</text>\n",
-      width, height, kFontSize, kMargin, kTitleFontSize, Escape(chart.title));
+  std::string svg = svg::Open(width, height, chart.title);
   for (size_t i = 0; i < chart.subtitles.size(); ++i) {
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#333\">%s</text>\n", kMargin,
                           44 + static_cast<int>(i) * kLineHeight, Escape(chart.subtitles[i]));

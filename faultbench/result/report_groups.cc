@@ -6,17 +6,6 @@
 namespace faultbench {
 namespace {
 
-// PUD (1 GiB) bytes of a census, where the census counts them; 0 while
-// pmstore/mapping's MappingCensus has no such field.
-template <typename Census>
-uint64_t PudBytes(const Census& census) {
-  if constexpr (requires { census.pud_bytes; }) {
-    return census.pud_bytes;
-  } else {
-    return 0;
-  }
-}
-
 void AddMember(ReportEntry& entry, const WorkerResult& w, size_t index) {
   const bool first = entry.members.empty();
   entry.members.push_back(index);
@@ -27,7 +16,7 @@ void AddMember(ReportEntry& entry, const WorkerResult& w, size_t index) {
   entry.ns_per_tick += (w.ns_per_tick - entry.ns_per_tick) / static_cast<double>(entry.members.size());
   if (w.mapping.verified) {
     entry.mapping.pmd_bytes += w.mapping.census.pmd_bytes;
-    entry.mapping.pud_bytes += PudBytes(w.mapping.census);
+    entry.mapping.pud_bytes += w.mapping.census.pud_bytes;
     entry.mapping.pte_bytes += w.mapping.census.pte_bytes;
   } else {
     ++entry.mapping.unverified;

@@ -287,4 +287,52 @@ TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
   EXPECT_EQ(first.rfind("<svg", 0), 0u);
 }
 
+// fsdax and the page cache never map 1 GiB: a pud run is refused before
+// anything is made, and a compare whose only mode is pud has nothing to run.
+TEST(FaultbenchCli, PudWhereNothingMaps1GiBIsAOneLineError) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  ExpectOneLineUsageError(Faultbench("run --directory=" + jobs + " --size=4M --mapping=pud", dir),
+                          "--mapping=pud asks for 1 GiB entries");
+  EXPECT_TRUE(std::filesystem::is_empty(jobs));
+  ExpectOneLineUsageError(Faultbench("compare --directory=" + jobs + " --size=4M --modes=pud --repeat=1", dir),
+                          "only hugetlbfs with pagesize=1G and device DAX with align=1G");
+  ExpectOneLineUsageError(Faultbench("run --directory=" + jobs + " --size=4M --mapping=pgd", dir),
+                          "use pmd, pte, pud or auto");
+}
+
+// Every node pair of this machine (one node here): the matrix, its
+// placement, and the heatmap.
+TEST(FaultbenchCli, NumaMatrixRunsEveryNodePairWithItsPlacement) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  Result r = Faultbench("compare --directory=" + jobs + " --size=4M --rw=randwrite --modes=pmd --repeat=1 --numa-matrix "
+                        "--unlink --output-format=json --plot=" + dir.File("matrix.svg"),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json matrix = nlohmann::json::parse(r.out).at("numa_matrix");
+  const size_t cpu_nodes = matrix.at("cpu_nodes").size(), mem_nodes = matrix.at("mem_nodes").size();
+  ASSERT_GE(cpu_nodes, 1u);
+  const nlohmann::json& cells = matrix.at("matrices").at(0).at("cells");
+  ASSERT_EQ(cells.size(), cpu_nodes * mem_nodes);
+  for (const nlohmann::json& cell : cells) {
+    EXPECT_TRUE(cell.at("exact").get<bool>()) << cell;
+    EXPECT_EQ(cell.at("page_nodes").at(std::to_string(cell.at("mem_node").get<int>())), 1024) << cell;
+  }
+  EXPECT_TRUE(matrix.at("matrices").at(0).at("all_exact").get<bool>());
+  EXPECT_TRUE(matrix.at("dax_device").is_null()) << "/var/tmp is page cache";
+  std::ifstream svg(dir.File("matrix.svg"));
+  std::stringstream text;
+  text << svg.rdbuf();
+  EXPECT_EQ(text.str().rfind("<svg", 0), 0u);
+  EXPECT_NE(text.str().find("pmd/mmap: placement exact in every cell"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::is_empty(jobs));
+
+  ExpectOneLineUsageError(Faultbench("compare --directory=" + jobs + " --size=4M --numa-matrix --membind=0", dir),
+                          "--numa-matrix sets --cpunodebind and --membind for each cell");
+  ExpectOneLineUsageError(
+      Faultbench("compare --directory=" + jobs + " --size=4M --numa-matrix --numa-sets='membind=0'", dir),
+      "--numa-matrix and --numa-sets");
+}
+
 }  // namespace
