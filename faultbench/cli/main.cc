@@ -23,7 +23,8 @@ ABSL_FLAG(bool, json, false, "doctor: print the report as JSON instead of text")
 // --- run and compare: fio's names and meanings ------------------------------
 ABSL_FLAG(std::string, name, "faultbench", "run: job name (files are DIR/NAME.JOB.0, as fio names them)");
 ABSL_FLAG(std::string, filename, "",
-          "run: the file to map (inside --directory when relative); every --numjobs worker maps all of it");
+          "run: the file to map (inside --directory when relative), or a device DAX device /dev/daxX.Y; every "
+          "--numjobs worker maps all of it");
 ABSL_FLAG(std::string, directory, "", "run: directory for the job's files (one per --numjobs worker)");
 ABSL_FLAG(std::string, size, "", "run: bytes per job, e.g. 256M, 1G (required without a job file)");
 ABSL_FLAG(std::string, bs, "4k", "run: block size of each I/O");
@@ -43,7 +44,9 @@ ABSL_FLAG(std::string, invalidate, "",
           "0 keeps them (faultbench's default on the command line)");
 ABSL_FLAG(std::vector<std::string>, section, {}, "run: run only these job sections of the job files (fio's --section)");
 // --- run and compare: faultbench's own ------------------------------------------
-ABSL_FLAG(std::string, mapping, "auto", "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible) or auto (as fio)");
+ABSL_FLAG(std::string, mapping, "auto",
+          "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible), pud (1 GiB aligned: hugetlbfs pagesize=1G, "
+          "device DAX align=1G) or auto (as fio)");
 ABSL_FLAG(std::string, engine, "mmap",
           "run: mmap (memcpy), pmem2 (libpmem2 memcpy + persist), libpmem or dev-dax (as fio's engines)");
 ABSL_FLAG(bool, map_sync, false, "run: require MAP_SYNC (DAX files only)");
@@ -57,7 +60,8 @@ ABSL_FLAG(std::string, interleave, "", "run: interleave pages over these nodes")
 ABSL_FLAG(std::string, output_format, "normal", "run, compare: normal, json or csv (compare: normal or json)");
 ABSL_FLAG(std::string, output, "", "run, compare: write the report to this file instead of stdout");
 // --- compare ------------------------------------------------------------------
-ABSL_FLAG(std::string, modes, "pte,pmd", "compare: mapping modes to run (pte, pmd, auto)");
+ABSL_FLAG(std::string, modes, "pte,pmd",
+          "compare: mapping modes to run (pte, pmd, pud, auto); modes the backing cannot give are named, not run");
 ABSL_FLAG(std::string, engines, "", "compare: engines to run (mmap, pmem2); default: --engine");
 ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g. 'membind=0;membind=1'");
 ABSL_FLAG(std::string, repeat, "3",
@@ -68,6 +72,9 @@ ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reprodu
 ABSL_FLAG(std::string, plot, "",
           "compare: write an SVG bar chart (median, min-max, a dot per repeat) to this file; diff: its chart");
 ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to this file (the report still goes to --output)");
+ABSL_FLAG(bool, numa_matrix, false,
+          "compare: run every (CPU node, memory node) pair (on DAX: CPU node x the device) and print the matrix; "
+          "--plot draws it as a heatmap");
 // --- diff -------------------------------------------------------------------
 ABSL_FLAG(std::string, base, "", "diff: the base side: result files or directories, comma-separated");
 ABSL_FLAG(std::string, new, "", "diff: the new side: result files or directories, comma-separated");
@@ -106,8 +113,12 @@ const std::vector<Subcommand>& Subcommands() {
        "methods work here, and the PAT memtype of a pmem range. Ends with\n"
        "'PMD mappings possible here: yes|no' and, for each blocker, the command that\n"
        "fixes it. PATH may be a file or a directory (the file system of a directory\n"
-       "is examined; FIEMAP needs a file).\n\n"
-       "Examples:\n  faultbench doctor /mnt/pmem0\n  faultbench doctor --json /dev/shm/test.dat\n\n"
+       "is examined; FIEMAP needs a file), or a device DAX device: then the report is\n"
+       "the device's (size, align, namespace and mode, NUMA node; page cache and\n"
+       "extents do not apply). On hugetlbfs it shows the mount's page size and the\n"
+       "pool of it, with the command that reserves pages.\n\n"
+       "Examples:\n  faultbench doctor /mnt/pmem0\n  faultbench doctor --json /dev/shm/test.dat\n"
+       "  faultbench doctor /dev/dax0.0\n  faultbench doctor /mnt/huge1g\n\n"
        "Exit status: 0 report printed, 2 bad usage or PATH does not exist.",
        {"json"}},
       {"run", "run [flags] [JOB.fio...]",
@@ -121,9 +132,13 @@ const std::vector<Subcommand>& Subcommands() {
        "given on the command line are the defaults beneath them. As in fio, stonewall runs a job\n"
        "after the ones before it, group_reporting reports a group as one, and a later job file\n"
        "starts after the earlier ones; --section=NAME runs only that section. In job files fio's\n"
-       "defaults apply where faultbench's differ (invalidate=1, fadvise_hint=1, scramble_buffers=1).\n\n"
+       "defaults apply where faultbench's differ (invalidate=1, fadvise_hint=1, scramble_buffers=1).\n"
+       "--filename=/dev/daxX.Y maps a device DAX device, with any engine (fio's dev-dax engine\n"
+       "needs one); on it and on hugetlbfs the page size is the backing's (align, pagesize), and\n"
+       "another --mapping is a one-line error.\n\n"
        "Examples:\n"
        "  faultbench run --directory=/mnt/t --size=1G --rw=randrw --mapping=pmd\n"
+       "  faultbench run --filename=/dev/dax0.0 --size=1G --rw=randwrite --mapping=pud\n"
        "  faultbench run --filename=/dev/shm/f --size=256M --rw=randread --prefault --output-format=json\n"
        "  faultbench run --cpunodebind=block:pmem0 --preferred=block:pmem0 test.fio\n"
        "  faultbench run --section=libpmem-seqread libpmem.fio\n\n"
@@ -138,11 +153,15 @@ const std::vector<Subcommand>& Subcommands() {
        "Takes run's workload flags. Each variant (mode x engine x NUMA set) runs --repeat times on a\n"
        "fresh file, in alternating order; the table shows medians with the min-max spread, and the\n"
        "verdict calls a difference only when the spreads do not overlap.\n\n"
-       "Example:\n"
-       "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n\n"
+       "--numa-matrix runs every (CPU node, memory node) pair instead of --numa-sets and\n"
+       "prints the matrix with each cell's verified placement (on DAX: CPU node x the\n"
+       "device); --plot then draws a heatmap.\n\n"
+       "Examples:\n"
+       "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n"
+       "  faultbench compare --directory=/mnt/t --size=256M --rw=randread --numa-matrix --plot=matrix.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
        Flags({kFioWorkloadFlags, kEngineFlags, kNumaFlags, kOutputFlags,
-              {"modes", "engines", "numa-sets", "repeat", "repeat-budget", "warmup", "reuse-file", "plot",
+              {"modes", "engines", "numa-sets", "numa-matrix", "repeat", "repeat-budget", "warmup", "reuse-file", "plot",
                "save-json"}})},
       {"diff", "diff --base=PATH[,PATH...] --new=PATH[,PATH...] [flags]",
        "Did anything change between two sets of runs (kernels, builds, file systems, machines), and is it a regression?",
@@ -287,6 +306,7 @@ int Compare(const std::vector<std::string>& args) {
   config.save_json_path = absl::GetFlag(FLAGS_save_json);
   if (absl::Status s = ParseRepeat(config); !s.ok()) return UsageError(s);
   config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
+  config.numa_matrix = absl::GetFlag(FLAGS_numa_matrix);
   config.modes.clear();
   for (absl::string_view mode : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',', absl::SkipWhitespace())) {
     auto intent = pmstore::mapping::ParsePageIntent(std::string_view(mode.data(), mode.size()));
@@ -323,8 +343,8 @@ int main(int argc, char** argv) {
   const int status = pmstore::base::RunMain(
       argc, argv, "faultbench",
       "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
-      "files with 4 KiB (PTE) or 2 MiB (PMD) mappings, NUMA-pinned, and verifies which\n"
-      "mapping the kernel really gave.",
+      "files, device DAX and hugetlbfs with 4 KiB (PTE), 2 MiB (PMD) or 1 GiB (PUD)\n"
+      "mappings, NUMA-pinned, and verifies which mapping the kernel really gave.",
       Subcommands(), Dispatch);
   return faultbench::BisectStatus(status, bisect);
 }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -15,11 +17,14 @@
 #include "faultbench/compare/repeat_plan.h"
 #include "faultbench/compare/signature_verdict.h"
 #include "faultbench/doctor/doctor.h"
+#include "faultbench/run/page_size_check.h"
 #include "faultbench/run/runner.h"
 #include "faultbench/stats/change.h"
+#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/taint/taint.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/status_macros.h"
+#include "pmstore/base/units.h"
 
 namespace faultbench {
 namespace {
@@ -43,7 +48,10 @@ struct Variant {
 
 // One run's figures, summed over the run's workers and both directions.
 struct Sample {
-  double iops = 0, bw_bytes = 0, p50_ns = 0, p99_ns = 0, faults_per_mib = 0, pmd_share = 0;
+  double iops = 0, bw_bytes = 0, p50_ns = 0, p99_ns = 0, faults_per_mib = 0, pmd_share = 0, pud_share = 0;
+  std::map<int, uint64_t> page_nodes;  // sampled pages by node, over the workers
+  std::string placement_source;
+  std::set<int> cpus;
   std::string error;
 };
 
@@ -51,7 +59,7 @@ Sample SampleOf(const RunResult& run) {
   Sample s;
   LatencyHistogram merged;
   double ns_per_tick = 1;
-  uint64_t faults = 0, bytes = 0, pmd = 0, present = 0;
+  uint64_t faults = 0, bytes = 0, pmd = 0, pud = 0, present = 0;
   for (const WorkerResult& w : run.workers) {
     if (!w.error.empty()) s.error = w.error;
     const PhaseResult& t = w.total;
@@ -65,12 +73,17 @@ Sample SampleOf(const RunResult& run) {
     faults += t.rusage.minor_faults + t.rusage.major_faults;
     bytes += t.bytes_accessed;
     pmd += w.mapping.census.pmd_bytes;
-    present += w.mapping.census.pmd_bytes + w.mapping.census.pte_bytes;
+    pud += w.mapping.census.pud_bytes;
+    present += w.mapping.PresentBytes();
+    for (const auto& [node, pages] : w.numa.placement.pages_by_node) s.page_nodes[node] += pages;
+    s.placement_source = w.numa.placement.source;
+    s.cpus.insert(w.numa.cpus.begin(), w.numa.cpus.end());
   }
   s.p50_ns = static_cast<double>(merged.Percentile(50)) * ns_per_tick;
   s.p99_ns = static_cast<double>(merged.Percentile(99)) * ns_per_tick;
   s.faults_per_mib = bytes ? static_cast<double>(faults) / (static_cast<double>(bytes) / (1 << 20)) : 0;
   s.pmd_share = present ? static_cast<double>(pmd) / static_cast<double>(present) : 0;
+  s.pud_share = present ? static_cast<double>(pud) / static_cast<double>(present) : 0;
   return s;
 }
 
@@ -116,6 +129,16 @@ absl::StatusOr<std::vector<NumaSet>> ParseNumaSets(const std::string& text) {
   }
   if (sets.empty()) return absl::InvalidArgumentError("--numa-sets: no set given");
   return sets;
+}
+
+absl::StatusOr<doctor::DoctorReport> ExamineLocation(const JobOptions& job) {
+  const std::string path = job.directory.empty() ? job.filename : job.directory;
+  auto report = doctor::Examine(path);
+  if (!report.ok() && job.directory.empty()) {  // the file is created by the first run
+    const std::string parent = std::filesystem::path(job.filename).parent_path().string();
+    report = doctor::Examine(parent.empty() ? "." : parent);
+  }
+  return report;
 }
 
 Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
@@ -185,6 +208,8 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   v.mode = variant.mode;
   v.engine = variant.engine;
   v.numa_label = variant.numa.label;
+  v.cpu_node = variant.numa.cpu_node;
+  v.mem_node = variant.numa.mem_node;
   auto collect = [&](double Sample::*field) {
     std::vector<double> values;
     for (const Sample& s : samples) values.push_back(s.*field);
@@ -196,7 +221,15 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   v.p99_ns = collect(&Sample::p99_ns);
   v.faults_per_mib = collect(&Sample::faults_per_mib);
   v.pmd_share = collect(&Sample::pmd_share);
+  v.pud_share = collect(&Sample::pud_share);
   v.files = std::move(files);
+  std::set<int> cpus;
+  for (const Sample& s : samples) {
+    for (const auto& [node, pages] : s.page_nodes) v.page_nodes[node] += pages;
+    if (v.placement_source.empty()) v.placement_source = s.placement_source;
+    cpus.insert(s.cpus.begin(), s.cpus.end());
+  }
+  v.cpus.assign(cpus.begin(), cpus.end());
   return v;
 }
 
@@ -236,12 +269,11 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
 // comparison means little without the file system it ran on.
 std::string Location(const JobOptions& job) {
   const std::string path = job.directory.empty() ? job.filename : job.directory;
-  auto report = doctor::Examine(path);
-  if (!report.ok() && job.directory.empty()) {  // the file is created by the first run
-    const std::string parent = std::filesystem::path(job.filename).parent_path().string();
-    report = doctor::Examine(parent.empty() ? "." : parent);
-  }
+  auto report = ExamineLocation(job);
   if (!report.ok()) return path;
+  if (report->fixed.devdax) {
+    return absl::StrCat(path, " (device dax, align ", pmstore::base::FormatBytes(report->fixed.page_size), ")");
+  }
   std::string fs = report->mount.fs_type;
   if (!report->mount.tmpfs_huge.empty()) absl::StrAppend(&fs, " huge=", report->mount.tmpfs_huge);
   return absl::StrCat(path, " (", fs, ", ", report->page_source, ")");
@@ -256,7 +288,8 @@ std::string FileLabel(const Variant& variant) {
   return label;
 }
 
-JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
+// `fixed`: what backs the files (ReadFixedPageSize), read once per comparison.
+JobOptions VariantJob(const CompareConfig& config, const Variant& variant, const FixedPageSize& fixed) {
   JobOptions job = config.job;
   job.mapping = variant.mode;
   if (variant.engine != job.engine()) {
@@ -271,18 +304,23 @@ JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   // host had taken back: measured on ./data (ext4, 1 GiB, free page
   // reporting, load average 8), pmd after pte 33-97 k IOPS, pmd after pmd
   // 300-425 k, over 17 rounds; PTE 72-126 k throughout.
-  if (!config.reuse_file && job.filename.empty()) job.file_stem = absl::StrCat(job.name, "-", FileLabel(variant));
+  // hugetlbfs has one kind of memory, its pool, and files kept to the end
+  // would each hold their pages there: one file for every variant.
+  if (!config.reuse_file && job.filename.empty() && !fixed.hugetlbfs) {
+    job.file_stem = absl::StrCat(job.name, "-", FileLabel(variant));
+  }
   job.unlink = false;  // RunComparison deletes them after the last run: the verdict's causes examine them
   return job;
 }
 
 // The unmeasured warm-up: the first variant's workload once, on a file of
-// its own (deleted after), so the memory it will use has been touched.
-absl::Status WarmUp(const CompareConfig& config, const Variant& first) {
-  JobOptions job = VariantJob(config, first);
+// its own (deleted after), so the memory it will use has been touched. A
+// device DAX device is its own memory: the warm-up runs on it.
+absl::Status WarmUp(const CompareConfig& config, const Variant& first, const FixedPageSize& fixed) {
+  JobOptions job = VariantJob(config, first, fixed);
   if (job.filename.empty()) {
     job.file_stem = absl::StrCat(job.file_stem.empty() ? job.name : job.file_stem, "-warmup");
-  } else {
+  } else if (!fixed.devdax) {
     job.filename += ".warmup";
   }
   job.fresh_file = true;
@@ -297,24 +335,48 @@ absl::Status WarmUp(const CompareConfig& config, const Variant& first) {
   return absl::OkStatus();
 }
 
-// --repeat=auto stops once every group's verdict calls a difference.
+// Whether any group has both a pte and a pmd variant: with none (one mode
+// asked, or a backing with one page size, as every cell of a device DAX
+// matrix) more rounds have nothing to decide.
+bool AnyPair(const std::vector<GroupVerdict>& groups) {
+  return std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return g.verdict.available; });
+}
+
+// --repeat=auto stops once every group with a pair calls a difference (at
+// its fewest rounds when there is no pair to judge).
 bool Decided(const std::vector<GroupVerdict>& groups) {
-  if (groups.empty()) return false;
-  for (const GroupVerdict& g : groups) {
-    if (!g.verdict.called) return false;
-  }
-  return true;
+  return std::all_of(groups.begin(), groups.end(),
+                     [](const GroupVerdict& g) { return !g.verdict.available || g.verdict.called; });
 }
 
 // What kept the verdicts undecided: each group's evidence that called nothing.
 std::string UndecidedEvidence(const std::vector<GroupVerdict>& groups) {
-  if (groups.empty()) return "no pte/pmd pair to judge (--modes)";
   std::string out;
   for (const GroupVerdict& g : groups) {
-    if (g.verdict.called) continue;
+    if (!g.verdict.available || g.verdict.called) continue;
     absl::StrAppend(&out, out.empty() ? "" : "; ", g.group, ": ", g.verdict.evidence);
   }
   return out;
+}
+
+// The variants whose mode the backing can give; the others are named in
+// `skipped` (device DAX and hugetlbfs have one page size each).
+absl::StatusOr<std::vector<Variant>> VariantsTheBackingAllows(const CompareConfig& config, const FixedPageSize& fixed,
+                                                              std::vector<std::string>& skipped) {
+  std::vector<Variant> allowed;
+  absl::Status first_refusal;
+  for (const Variant& variant : Variants(config)) {
+    absl::Status fits = CheckMappingFits(VariantJob(config, variant, fixed), fixed);
+    if (fits.ok()) {
+      allowed.push_back(variant);
+      continue;
+    }
+    if (first_refusal.ok()) first_refusal = fits;
+    const std::string line = absl::StrCat(std::string(PageIntentName(variant.mode)), ": ", fits.message());
+    if (std::find(skipped.begin(), skipped.end(), line) == skipped.end()) skipped.push_back(line);
+  }
+  if (allowed.empty()) return first_refusal;
+  return allowed;
 }
 
 }  // namespace
@@ -322,14 +384,16 @@ std::string UndecidedEvidence(const std::vector<GroupVerdict>& groups) {
 absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code) {
   if (config.repeat < 1) return absl::InvalidArgumentError("--repeat must be >= 1");
   if (config.modes.empty()) return absl::InvalidArgumentError("--modes names no mode");
-  const std::vector<Variant> variants = Variants(config);
+  CompareOutcome outcome;
+  const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(config.job, 0));
+  PMSTORE_ASSIGN_OR_RETURN(const std::vector<Variant> variants,
+                           VariantsTheBackingAllows(config, fixed, outcome.skipped));
   // Every variant is checked before the first run, so a bad flag or an
   // unknown node in one NUMA set costs no run.
-  for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant)}));
+  for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant, fixed)}));
 
-  CompareOutcome outcome;
   outcome.location = Location(config.job);
-  if (config.warmup) PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front()));
+  if (config.warmup) PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front(), fixed));
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
   std::vector<std::vector<std::string>> runs_taint;
@@ -342,7 +406,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
       }
       RunSettings settings;
       settings.progress = config.progress;
-      auto run = ExecuteJobs({VariantJob(config, variants[i])}, settings);
+      auto run = ExecuteJobs({VariantJob(config, variants[i], fixed)}, settings);
       if (!run.ok()) {
         return absl::Status(run.status().code(), absl::StrCat(variants[i].Label(), ": ", run.status().message()));
       }
@@ -374,7 +438,10 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
   }
   outcome.rounds = plan.rounds();
   outcome.groups = JudgeGroups(outcome.variants, config.reuse_file, outcome.emulation, true);
-  outcome.repeat_note = plan.Note(UndecidedEvidence(outcome.groups));
+  outcome.repeat_note = plan.is_auto() && !AnyPair(outcome.groups)
+                            ? absl::StrFormat("--repeat=auto: no pte/pmd pair to judge, so the %d rounds a spread needs",
+                                              plan.rounds())
+                            : plan.Note(UndecidedEvidence(outcome.groups));
   outcome.taint = MergeTaint(runs_taint);
   if (config.job.unlink) {
     for (const std::vector<std::string>& variant_files : files) {

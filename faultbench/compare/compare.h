@@ -9,10 +9,12 @@
 // over, unless --reuse-file asks for exactly that to reproduce it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "faultbench/doctor/doctor.h"
 #include "faultbench/report/report.h"
 #include "faultbench/stats/summary.h"
 #include "nlohmann/json.hpp"
@@ -23,7 +25,14 @@ namespace faultbench {
 struct NumaSet {
   std::string label;  // as the user wrote it, "default" when none
   NumaOptions options;
+  // A cell of --numa-matrix (numa_matrix.h): its CPU node and memory node
+  // (on DAX, the device's node); -1 for sets of --numa-sets.
+  int cpu_node = -1, mem_node = -1;
 };
+
+// What doctor says about where the job's files live: its directory, or its
+// file (the file's directory while the file is still to be made).
+absl::StatusOr<doctor::DoctorReport> ExamineLocation(const JobOptions& job);
 
 // "cpunodebind=0 membind=1;cpunodebind=0 membind=0": sets separated by ';',
 // each a space-separated list of numactl-style options.
@@ -51,6 +60,7 @@ struct CompareConfig {
   std::string plot_path;  // "" = no plot
   std::string save_json_path;  // "" = none; else the JSON document also goes here
   bool progress = true;
+  bool numa_matrix = false;  // every (CPU node, memory node) pair: RunNumaMatrix (numa_matrix.h)
 };
 
 // One variant's figures over its repeats (every value kept: the verdict's
@@ -62,8 +72,14 @@ struct VariantSummary {
   pmstore::mapping::PageIntent mode = pmstore::mapping::PageIntent::kPte;
   pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
   std::string numa_label;
-  Spread iops, bw_bytes, p50_ns, p99_ns, faults_per_mib, pmd_share;
+  int cpu_node = -1, mem_node = -1;  // its NumaSet's
+  Spread iops, bw_bytes, p50_ns, p99_ns, faults_per_mib, pmd_share, pud_share;
   std::vector<std::string> files;
+  // Where the pages and the workers were, over every repeat and worker:
+  // sampled pages by node (-1 absent), how that was found, the CPUs used.
+  std::map<int, uint64_t> page_nodes;
+  std::string placement_source;
+  std::vector<int> cpus;
 };
 
 struct Verdict {
@@ -93,6 +109,9 @@ struct CompareOutcome {
   int rounds = 0;         // repeats each variant ran
   std::string repeat_note;  // --repeat=auto: decided, or why not within the budget
   std::vector<VariantSummary> variants;
+  // Modes of --modes that what backs the files cannot give (device DAX and
+  // hugetlbfs have one page size): "pte: --mapping=pte asks for ...".
+  std::vector<std::string> skipped;
   std::vector<GroupVerdict> groups;
   std::vector<std::string> taint;  // the runs' taint, merged (MergeTaint, taint/taint.h)
   nlohmann::json runs = nlohmann::json::array();  // one full run document per run
@@ -100,7 +119,9 @@ struct CompareOutcome {
 
 // Runs every variant --repeat times and judges them. Usage errors (checked
 // before the first run) are returned; a run that fails sets `exit_code` to 1
-// and is reported on stderr, the others still count.
+// and is reported on stderr, the others still count. A mode the backing
+// cannot give is skipped and named in `skipped`; when no mode is left, that
+// is the error.
 absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code);
 
 }  // namespace faultbench

@@ -15,6 +15,7 @@
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
+#include "pmstore/mapping/mapping.h"
 #include "pmstore/mapping/pool_file.h"
 #include "pmstore/mapping/verify.h"
 
@@ -22,6 +23,14 @@ namespace faultbench::doctor {
 namespace {
 
 using pmstore::base::kHugePageSize;
+
+using pmstore::base::FormatBytes;
+
+// "pmd" for 2 MiB: the --mapping value that asks for `page_size`.
+std::string MappingFor(uint64_t page_size) {
+  const auto intent = pmstore::mapping::IntentOfPageSize(page_size);
+  return intent ? std::string(pmstore::mapping::PageIntentName(*intent)) : "auto";
+}
 
 constexpr const char* kShmemKnob = "/sys/kernel/mm/transparent_hugepage/shmem_enabled";
 
@@ -45,6 +54,14 @@ void JudgeShmem(DoctorReport& r) {
                                      "   (or a new one: mount -t tmpfs -o huge=always tmpfs DIR)")});
 }
 
+// fsdax and device DAX alike map the pmem range with its PAT memtype.
+void WarnUncachedPat(DoctorReport& r) {
+  if (r.pat_memtype.find("uncached") != std::string::npos) {
+    r.warnings.push_back(absl::StrCat("the pmem range has PAT memtype '", r.pat_memtype,
+                                      "': uncached PMD mappings are the 2016 regression (commit 9049771f7d54)"));
+  }
+}
+
 void JudgeDax(DoctorReport& r) {
   r.page_source = "dax";
   if (r.extents.examined && r.extents.file_bytes > 0 && r.extents.aligned_bytes < r.extents.file_bytes) {
@@ -62,9 +79,44 @@ void JudgeDax(DoctorReport& r) {
             ? "new files are PMD-mappable only in 2 MiB aligned extents: check the directory's extsize (xfs_io -c extsize DIR)"
             : "new files are PMD-mappable only in 2 MiB aligned extents: ext4 gives them reliably with bigalloc -C 2M; run doctor on a file to check");
   }
-  if (r.pat_memtype.find("uncached") != std::string::npos) {
-    r.warnings.push_back(absl::StrCat("the pmem range has PAT memtype '", r.pat_memtype,
-                                      "': uncached PMD mappings are the 2016 regression (commit 9049771f7d54)"));
+  WarnUncachedPat(r);
+}
+
+// Device DAX maps the namespace itself: no page cache, no file system, no
+// extents; every fault is exactly the device's align.
+void JudgeDeviceDax(DoctorReport& r) {
+  const DevDaxFacts& dax = *r.fixed.devdax;
+  r.page_source = "device dax";
+  WarnUncachedPat(r);
+  r.warnings.push_back("device DAX maps the namespace directly: the page cache and file-system extent alignment do not "
+                       "apply, and there are no fs_dax tracepoints");
+  r.warnings.push_back(absl::StrCat("every fault maps exactly the align, ", FormatBytes(dax.align),
+                                    " (smaller faults get SIGBUS, larger ones fall back): run it with --mapping=",
+                                    MappingFor(dax.align), " or auto; a mapping is a whole number of aligns"));
+  if (dax.align != kHugePageSize) {
+    const std::string ns = dax.namespace_name.empty() ? "NAMESPACE" : dax.namespace_name;
+    r.blockers.push_back({absl::StrCat("the device's align is ", FormatBytes(dax.align), ": every mapping of it is ",
+                                       FormatBytes(dax.align), " entries, never 2 MiB"),
+                          absl::StrCat("ndctl create-namespace -f -e ", ns, " -m devdax -a 2M   (erases the device)")});
+  }
+}
+
+// hugetlbfs maps only its pagesize, from a pool reserved ahead.
+void JudgeHugetlbfs(DoctorReport& r) {
+  const HugetlbfsFacts& fs = *r.fixed.hugetlbfs;
+  r.page_source = "hugetlbfs";
+  r.warnings.push_back(absl::StrCat("hugetlbfs maps every page at its pagesize, ", FormatBytes(fs.page_size),
+                                    ", from the pool reserved for that size: run it with --mapping=",
+                                    MappingFor(fs.page_size), " or auto"));
+  if (fs.pool && fs.pool->Available() == 0) {
+    r.warnings.push_back(absl::StrCat("the ", FormatBytes(fs.page_size), " pool has no free page: a run here fails "
+                                      "before it maps anything; make the pool N pages as root: echo N > ",
+                                      fs.pool->sysfs_dir, "/nr_hugepages"));
+  }
+  if (fs.page_size != kHugePageSize) {
+    r.blockers.push_back({absl::StrCat("hugetlbfs with pagesize ", FormatBytes(fs.page_size),
+                                       ": every page is one entry of that size, never 2 MiB"),
+                          "mount -t hugetlbfs -o pagesize=2M none DIR"});
   }
 }
 
@@ -91,18 +143,22 @@ void JudgePageCache(DoctorReport& r) {
 void Judge(DoctorReport& r) {
   r.blockers.clear();
   r.warnings.clear();
-  if (r.mount.fs_type == "tmpfs") {
+  if (r.fixed.devdax) {
+    JudgeDeviceDax(r);
+  } else if (r.fixed.hugetlbfs) {
+    JudgeHugetlbfs(r);
+  } else if (r.mount.fs_type == "tmpfs") {
     JudgeShmem(r);
   } else if (r.statx_dax || (!r.is_file && (r.mount.dax_option == "always"))) {
     JudgeDax(r);
   } else {
     JudgePageCache(r);
   }
-  if (r.is_file && r.file_size < kHugePageSize) {
+  if (r.is_file && r.file_size < kHugePageSize && !r.fixed.fixed()) {
     r.blockers.push_back({"the file is smaller than 2 MiB: a PMD must lie wholly inside i_size",
                           "make the file at least 2 MiB (faultbench and pmstore round sizes up to 2 MiB)"});
   }
-  if (r.thp.defrag == "always" && r.page_source != "dax") {
+  if (r.thp.defrag == "always" && (r.page_source == "page cache" || r.page_source == "shmem")) {
     r.warnings.push_back("THP defrag=always: faults may stall in direct compaction, which inflates fault latency");
   }
   r.pmd_possible = r.blockers.empty();
@@ -115,6 +171,17 @@ absl::StatusOr<DoctorReport> Examine(const std::string& path) {
   const std::filesystem::path real = std::filesystem::canonical(path, ec);
   if (ec) return absl::NotFoundError(absl::StrCat(path, ": ", ec.message()));
   r.real_path = real.string();
+  r.kernel = KernelRelease();
+  r.pagemap_scan = pmstore::mapping::PagemapScanAvailable();
+  r.fixed = ReadFixedPageSize(r.real_path);
+  if (r.fixed.devdax) {  // all sysfs (and PAT's debugfs): no need to open the device (root's, 0600)
+    r.dax_tracepoints = "not for device DAX (fs_dax traces file systems)";
+    const PatMemtype pat = ReadPatMemtype(r.fixed.devdax->resource, r.fixed.devdax->size);
+    r.pat_memtype = pat.memtype;
+    r.pat_memtype_unknown = pat.unknown_reason;
+    Judge(r);
+    return r;
+  }
 
   const int fd = open(r.real_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return pmstore::base::ErrnoStatus(errno, "open", path);
@@ -133,8 +200,6 @@ absl::StatusOr<DoctorReport> Examine(const std::string& path) {
   PMSTORE_ASSIGN_OR_RETURN(r.mount, ReadMountFacts(r.real_path));
   r.thp = ReadThpFacts();
   r.block = ReadBlockFacts(st.st_dev);
-  r.kernel = KernelRelease();
-  r.pagemap_scan = pmstore::mapping::PagemapScanAvailable();
   auto tracefs = FindDaxTracepoints();
   r.dax_tracepoints = tracefs.ok() ? "available" : std::string(tracefs.status().message());
   if (r.block.pmem) {

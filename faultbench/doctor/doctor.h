@@ -1,5 +1,8 @@
 // `faultbench doctor`: can the kernel map PATH with PMD (2 MiB) entries,
-// and if not, what blocks it and which command fixes each blocker.
+// and if not, what blocks it and which command fixes each blocker. PATH may
+// also be a device DAX device (/dev/daxX.Y) or on hugetlbfs, where one page
+// size is all there is: doctor says which, and what the device or the huge
+// page pool holds.
 //
 // Examine() gathers facts (sysfacts/) and Judge() turns facts into the
 // verdict; Judge is a pure function so each rule is tested on its own.
@@ -12,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "faultbench/sysfacts/block_device.h"
 #include "faultbench/sysfacts/extents.h"
+#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/sysfacts/mount.h"
 #include "faultbench/sysfacts/thp.h"
 
@@ -37,10 +41,13 @@ struct DoctorReport {
   std::string dax_tracepoints;  // "available" or why not
   std::string pat_memtype;      // of the pmem range, "" when unknown
   std::string pat_memtype_unknown;  // why pat_memtype is "" ("needs root and debugfs", ...)
+  // Device DAX or hugetlbfs: the one page size every mapping gets, and the
+  // device or mount (with its pool) behind it.
+  FixedPageSize fixed;
 
   // Verdict (Judge).
   bool pmd_possible = false;
-  std::string page_source;  // "dax", "page cache" or "shmem": what backs the mapping
+  std::string page_source;  // "dax", "device dax", "hugetlbfs", "page cache" or "shmem": what backs the mapping
   std::vector<Blocker> blockers;
   std::vector<std::string> warnings;  // not blockers, but they change the numbers
 };

@@ -1,5 +1,7 @@
 // Text and JSON renderings of a DoctorReport. Field names of the JSON are
 // part of the tool's interface: scripts read them.
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +11,8 @@
 
 namespace faultbench::doctor {
 namespace {
+
+using pmstore::base::FormatBytes;
 
 std::string OrUnknown(const std::string& s) { return s.empty() ? "unknown" : s; }
 
@@ -35,29 +39,83 @@ std::string DaxLine(const DoctorReport& r) {
   return absl::StrCat(r.statx_dax ? "yes" : "no", " (statx STATX_ATTR_DAX), mount dax=", mount);
 }
 
-}  // namespace
+std::string NodeLine(int node, int target_node) {
+  return absl::StrCat(node < 0 ? "unknown" : absl::StrCat(node), " (target_node ",
+                      target_node < 0 ? "unknown" : absl::StrCat(target_node), ")");
+}
 
-std::string RenderText(const DoctorReport& r) {
-  std::string out;
-  const auto row = [&](std::string_view key, const std::string& value) {
-    absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", key, value));
-  };
-  absl::StrAppend(&out, "faultbench doctor: ", r.path, r.real_path != r.path ? absl::StrCat(" (", r.real_path, ")") : "", "\n");
-  row("kind", r.is_file ? absl::StrCat("file, ", pmstore::base::FormatBytes(r.file_size)) : "directory");
+std::string PoolLine(const HugetlbfsFacts& fs) {
+  if (!fs.pool) return absl::StrCat("none of ", FormatBytes(fs.page_size), " pages in this kernel");
+  const HugetlbPool& p = *fs.pool;
+  return absl::StrCat("nr_hugepages=", p.nr, " free=", p.free, " reserved=", p.reserved, " surplus=", p.surplus,
+                      " (", p.Available(), " available to a new file; ", p.sysfs_dir, ")");
+}
+
+using Row = std::function<void(std::string_view, const std::string&)>;
+
+// A device DAX device has no file system, mount or extents: its own rows.
+void DeviceRows(const DevDaxFacts& d, const Row& row) {
+  row("kind", absl::StrCat("device DAX ", d.name, " (character device ", d.dev_id, "), ", FormatBytes(d.size)));
+  row("align", absl::StrCat(FormatBytes(d.align), ": the page size of every mapping of it"));
+  row("namespace", d.namespace_name.empty()
+                       ? "none (not from an nvdimm namespace)"
+                       : absl::StrCat(d.namespace_name, " in ", d.region, ", mode ", OrUnknown(d.namespace_mode),
+                                      ", struct pages in ", OrUnknown(d.struct_pages)));
+  row("NUMA node", NodeLine(d.numa_node, d.target_node));
+  row("physical start", absl::StrFormat("0x%x", d.resource));
+  row("backed by", "device dax (no page cache, no file system)");
+}
+
+void PatRow(const DoctorReport& r, const Row& row) {
+  row("PAT memtype", r.pat_memtype.empty() ? absl::StrCat("unknown (", r.pat_memtype_unknown, ")") : r.pat_memtype);
+}
+
+void FileRows(const DoctorReport& r, const Row& row) {
+  row("kind", r.is_file ? absl::StrCat("file, ", FormatBytes(r.file_size)) : "directory");
   row("file system", absl::StrCat(r.mount.fs_type, " on ", r.mount.mount_point, " from ", r.mount.source));
   row("mount options", r.mount.options);
   row("DAX", DaxLine(r));
   row("backed by", r.page_source);
-  row("extent alignment", ExtentLine(r.extents));
+  if (r.fixed.hugetlbfs) {
+    row("hugetlbfs pagesize", FormatBytes(r.fixed.hugetlbfs->page_size));
+    row("huge page pool", PoolLine(*r.fixed.hugetlbfs));
+    if (r.fixed.hugetlbfs->pool) {
+      row("reserve pages", absl::StrCat("echo N > ", r.fixed.hugetlbfs->pool->sysfs_dir,
+                                        "/nr_hugepages   (as root; N: the pool's new size)"));
+    }
+    if (r.fixed.hugetlbfs->limit_pages) {
+      row("mount size=", absl::StrCat(*r.fixed.hugetlbfs->limit_pages, " pages, ",
+                                      r.fixed.hugetlbfs->mount_free_pages.value_or(0), " free"));
+    }
+  } else {
+    row("extent alignment", ExtentLine(r.extents));
+  }
   row("THP", absl::StrCat("enabled=", OrUnknown(r.thp.enabled), " shmem_enabled=", OrUnknown(r.thp.shmem_enabled),
                           " defrag=", OrUnknown(r.thp.defrag)));
   if (r.mount.fs_type == "tmpfs") row("tmpfs huge=", r.mount.tmpfs_huge.empty() ? "not set (never)" : r.mount.tmpfs_huge);
   row("block device", BlockLine(r.block));
-  if (r.block.pmem) row("PAT memtype", r.pat_memtype.empty() ? absl::StrCat("unknown (", r.pat_memtype_unknown, ")") : r.pat_memtype);
+  if (r.block.pmem) PatRow(r, row);
+}
+
+}  // namespace
+
+std::string RenderText(const DoctorReport& r) {
+  std::string out;
+  const Row row = [&](std::string_view key, const std::string& value) {
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", key, value));
+  };
+  absl::StrAppend(&out, "faultbench doctor: ", r.path, r.real_path != r.path ? absl::StrCat(" (", r.real_path, ")") : "", "\n");
+  if (r.fixed.devdax) {
+    DeviceRows(*r.fixed.devdax, row);
+    PatRow(r, row);
+  } else {
+    FileRows(r, row);
+  }
   row("kernel", r.kernel);
   row("PAGEMAP_SCAN", r.pagemap_scan ? "available (pagemap_scan verification)" : "unavailable (smaps verification)");
   row("fs_dax tracepoints", r.dax_tracepoints);
   absl::StrAppend(&out, "\nPMD mappings possible here: ", r.pmd_possible ? "yes" : "no", "\n");
+  if (r.fixed.fixed()) absl::StrAppend(&out, "One page size here: ", FormatBytes(r.fixed.page_size), "\n");
   for (const Blocker& b : r.blockers) {
     absl::StrAppend(&out, "  blocker: ", b.reason, "\n      fix: ", b.fix, "\n");
   }
@@ -81,11 +139,36 @@ std::string RenderJson(const DoctorReport& r) {
   j["block_device"] = {{"name", r.block.device}, {"dev", r.block.dev_id}, {"pmem", r.block.pmem},
                        {"numa_node", r.block.numa_node < 0 ? nlohmann::json() : nlohmann::json(r.block.numa_node)}};
   j["pat_memtype"] = r.pat_memtype.empty() ? nlohmann::json() : nlohmann::json(r.pat_memtype);
-  if (r.block.pmem && r.pat_memtype.empty()) j["pat_memtype_unknown"] = r.pat_memtype_unknown;
+  if ((r.block.pmem || r.fixed.devdax) && r.pat_memtype.empty()) j["pat_memtype_unknown"] = r.pat_memtype_unknown;
   j["kernel"] = r.kernel;
   j["pagemap_scan"] = r.pagemap_scan;
   j["dax_tracepoints"] = r.dax_tracepoints;
   j["pmd_possible"] = r.pmd_possible;
+  j["page_size"] = r.fixed.fixed() ? nlohmann::json(r.fixed.page_size) : nlohmann::json();
+  if (r.fixed.devdax) {
+    const DevDaxFacts& d = *r.fixed.devdax;
+    j["kind"] = "device dax";
+    j["device_dax"] = {{"name", d.name},           {"dev", d.dev_id},
+                       {"size", d.size},           {"align", d.align},
+                       {"numa_node", d.numa_node}, {"target_node", d.target_node},
+                       {"resource", d.resource},   {"namespace", d.namespace_name},
+                       {"mode", d.namespace_mode}, {"struct_pages", d.struct_pages},
+                       {"region", d.region}};
+  }
+  if (r.fixed.hugetlbfs) {
+    const HugetlbfsFacts& h = *r.fixed.hugetlbfs;
+    nlohmann::json pool;
+    if (h.pool) {
+      pool = {{"nr_hugepages", h.pool->nr},        {"free_hugepages", h.pool->free},
+              {"resv_hugepages", h.pool->reserved}, {"surplus_hugepages", h.pool->surplus},
+              {"available", h.pool->Available()},  {"sysfs", h.pool->sysfs_dir},
+              {"reserve_command", absl::StrCat("echo N > ", h.pool->sysfs_dir, "/nr_hugepages")}};
+    }
+    j["hugetlbfs"] = {{"mount_point", h.mount_point},
+                      {"pagesize", h.page_size},
+                      {"limit_pages", h.limit_pages ? nlohmann::json(*h.limit_pages) : nlohmann::json()},
+                      {"pool", pool}};
+  }
   j["blockers"] = nlohmann::json::array();
   for (const Blocker& b : r.blockers) j["blockers"].push_back({{"reason", b.reason}, {"fix", b.fix}});
   j["warnings"] = r.warnings;

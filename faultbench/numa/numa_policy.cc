@@ -37,17 +37,6 @@ std::string NodeList(const std::set<int>& nodes) {
   return out;
 }
 
-// A node number as sysfs reports it; -1 means "no affinity", which on a
-// one-node machine can only mean node 0.
-absl::StatusOr<int> NodeFromSysfs(int node, const std::string& what) {
-  const std::set<int> nodes = ExistingNodes();
-  if (node < 0 && nodes.size() == 1) return *nodes.begin();
-  if (node < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " reports no NUMA node (numa_node=-1)"));
-  }
-  return node;
-}
-
 absl::StatusOr<int> ReadNodeSpecItem(const std::string& spec) {
   if (spec.starts_with("block:")) return BlockDeviceNode(spec.substr(6));
   if (spec.starts_with("file:")) return FileNode(spec.substr(5));
@@ -59,6 +48,28 @@ absl::Status BadSpec(const std::string& spec, const std::string& why) {
 }
 
 }  // namespace
+
+absl::StatusOr<int> NodeFromSysfs(int node, const std::string& what) {
+  const std::set<int> nodes = ExistingNodes();
+  if (node < 0 && nodes.size() == 1) return *nodes.begin();
+  if (node < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " reports no NUMA node (numa_node=-1)"));
+  }
+  return node;
+}
+
+std::vector<int> NodeCpus(int node) {
+  std::vector<int> cpus;
+  if (numa_available() < 0) return cpus;
+  bitmask* mask = numa_allocate_cpumask();
+  if (numa_node_to_cpus(node, mask) == 0) {
+    for (unsigned cpu = 0; cpu < mask->size; ++cpu) {
+      if (numa_bitmask_isbitset(mask, cpu)) cpus.push_back(static_cast<int>(cpu));
+    }
+  }
+  numa_free_cpumask(mask);
+  return cpus;
+}
 
 std::string_view MemPolicyName(MemPolicy policy) {
   switch (policy) {
@@ -153,15 +164,11 @@ absl::Status ApplyNuma(const ResolvedNuma& numa) {
   if (!numa.cpu_nodes.empty()) {
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
-    bitmask* node_cpus = numa_allocate_cpumask();
     for (int node : numa.cpu_nodes) {
-      if (numa_available() >= 0 && numa_node_to_cpus(node, node_cpus) == 0) {
-        for (unsigned cpu = 0; cpu < node_cpus->size && cpu < CPU_SETSIZE; ++cpu) {
-          if (numa_bitmask_isbitset(node_cpus, cpu)) CPU_SET(cpu, &cpus);
-        }
+      for (int cpu : NodeCpus(node)) {
+        if (cpu < CPU_SETSIZE) CPU_SET(cpu, &cpus);
       }
     }
-    numa_free_cpumask(node_cpus);
     if (CPU_COUNT(&cpus) == 0) return absl::InvalidArgumentError("--cpunodebind: the node(s) have no CPUs");
     if (sched_setaffinity(0, sizeof(cpus), &cpus) != 0) {
       return pmstore::base::ErrnoStatus(errno, "sched_setaffinity", "--cpunodebind");
@@ -209,6 +216,15 @@ PagePlacement SamplePagePlacement(const void* addr, uint64_t length, uint64_t ma
   for (const auto& [node, count] : sampled) placement.pages_by_node[node] = count * pages / samples;
   placement.sampled = samples;
   return placement;
+}
+
+void AttributeToDaxDevice(PagePlacement& placement, int sysfs_node, const std::string& device) {
+  if (placement.sampled == 0 || placement.pages_by_node.size() != 1 || !placement.pages_by_node.contains(-1)) return;
+  absl::StatusOr<int> node = NodeFromSysfs(sysfs_node, device);
+  if (!node.ok()) return;
+  const uint64_t pages = placement.pages_by_node[-1];
+  placement.pages_by_node = {{*node, pages}};
+  placement.source = absl::StrCat("device ", device, " (sysfs numa_node)");
 }
 
 }  // namespace faultbench

@@ -33,6 +33,14 @@ struct ResolvedNuma {
 // when it is malformed or names a node this machine does not have.
 absl::StatusOr<std::vector<int>> ParseNodeSpec(const std::string& spec);
 
+// A node number as sysfs reports it for `what` (a device): -1 means "no
+// affinity", which on a one-node machine can only mean node 0 and elsewhere
+// is an InvalidArgument naming `what`.
+absl::StatusOr<int> NodeFromSysfs(int node, const std::string& what);
+
+// The CPUs of `node` (libnuma); empty when it has none or NUMA is unavailable.
+std::vector<int> NodeCpus(int node);
+
 // The NUMA node of block device `device` ("vda", "pmem0", "nvme0n1p1").
 absl::StatusOr<int> BlockDeviceNode(const std::string& device);
 // The NUMA node of the block device holding `path`.
@@ -53,7 +61,17 @@ std::vector<int> AllowedCpus();
 struct PagePlacement {
   std::map<int, uint64_t> pages_by_node;
   uint64_t sampled = 0;
+  // "move_pages"; for DAX, whose pages move_pages calls absent, "device
+  // NAME (sysfs numa_node)" (AttributeToDaxDevice).
+  std::string source = "move_pages";
 };
 PagePlacement SamplePagePlacement(const void* addr, uint64_t length, uint64_t max_samples = 1024);
+
+// DAX pages belong to the device, not to any node's page allocator, so
+// move_pages(2) reports every one of them absent. When it did, the pages
+// are put on the device's node as sysfs reports it (`sysfs_node`; -1 on a
+// one-node machine means node 0) and `source` names the device. A sample
+// with any present page is left as move_pages saw it.
+void AttributeToDaxDevice(PagePlacement& placement, int sysfs_node, const std::string& device);
 
 }  // namespace faultbench

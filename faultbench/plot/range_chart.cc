@@ -11,17 +11,20 @@
 namespace faultbench {
 namespace {
 
-constexpr int kFontSize = kChartFontSize, kTitleFontSize = kChartTitleFontSize, kLineHeight = kChartLineHeight;
+using svg::Escape;
+using svg::kFontSize;
+using svg::kLineHeight;
+using svg::kMargin;
+using svg::kTitleFontSize;
+using svg::TextWidth;
+
 constexpr int kRowHeight = 26;
-constexpr int kMargin = kChartMargin, kScaleWidth = 320, kEndWidth = 70;
+constexpr int kScaleWidth = 320, kEndWidth = 70;
 constexpr const char* kFirstColour = "#4e79a7";
 constexpr const char* kSecondColour = "#e15759";
 
-std::string Short(double v) {
-  if (std::fabs(v) >= 1e6) return absl::StrFormat("%.3gM", v / 1e6);
-  if (std::fabs(v) >= 1e4) return absl::StrFormat("%.3gk", v / 1e3);
-  return absl::StrFormat("%.4g", v);
-}
+// A scale's end: four digits say a run's figure closely enough.
+std::string Short(double v) { return svg::Short(v, 4); }
 
 // One set of a row: its min-max line and a dot per value.
 void AppendSet(std::string& svg, const std::vector<double>& values, double y, const char* colour,
@@ -55,14 +58,14 @@ std::string RenderRangeChartSvg(const RangeChart& chart) {
   const int top = 34 + static_cast<int>(chart.subtitles.size()) * kLineHeight + kLineHeight + 10;
   const int height = top + static_cast<int>(chart.rows.size()) * kRowHeight + 2 * kLineHeight;
 
-  std::string svg = OpenChartSvg(width, height, chart.title, chart.subtitles);
+  std::string svg = svg::Open(width, height, chart.title, chart.subtitles);
   const int legend_y = top - 12;
   absl::StrAppendFormat(&svg,
                         "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n"
                         "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
-                        scale_left, legend_y - 4, kFirstColour, scale_left + 8, legend_y, EscapeSvg(chart.first_name),
+                        scale_left, legend_y - 4, kFirstColour, scale_left + 8, legend_y, Escape(chart.first_name),
                         scale_left + 100, legend_y - 4, kSecondColour, scale_left + 108, legend_y,
-                        EscapeSvg(chart.second_name));
+                        Escape(chart.second_name));
   for (size_t r = 0; r < chart.rows.size(); ++r) {
     const RangeRow& row = chart.rows[r];
     const double mid = top + static_cast<double>(r) * kRowHeight + kRowHeight / 2.0;
@@ -85,7 +88,7 @@ std::string RenderRangeChartSvg(const RangeChart& chart) {
     }
     const char* weight = row.highlight ? " font-weight=\"bold\"" : "";
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%.1f\"%s>%s</text>\n", kMargin, mid + 4, weight,
-                          EscapeSvg(row.label));
+                          Escape(row.label));
     absl::StrAppendFormat(&svg,
                           "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">%s</text>\n"
                           "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">%s</text>\n",
@@ -94,7 +97,7 @@ std::string RenderRangeChartSvg(const RangeChart& chart) {
     AppendSet(svg, row.first, mid - 4, kFirstColour, x);
     AppendSet(svg, row.second, mid + 4, kSecondColour, x);
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%.1f\"%s>%s</text>\n", scale_right + kEndWidth + 10, mid + 4,
-                          weight, EscapeSvg(row.note));
+                          weight, Escape(row.note));
   }
   absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s</text>\n", kMargin, height - 14, footer);
   svg += "</svg>\n";

@@ -10,26 +10,16 @@
 namespace faultbench {
 namespace {
 
-constexpr int kFontSize = kChartFontSize, kTitleFontSize = kChartTitleFontSize, kLineHeight = kChartLineHeight;
-constexpr int kLeft = 80, kMargin = kChartMargin, kPlotHeight = 300, kMinSlot = 100, kMaxBarWidth = 80;
+using svg::AxisStep;
+using svg::Escape;
+using svg::kFontSize;
+using svg::kLineHeight;
+using svg::kMargin;
+using svg::kTitleFontSize;
+using svg::Short;
+using svg::TextWidth;
 
-// 1, 2, 2.5 or 5 times a power of ten, the smallest such step that covers
-// `top` in five steps.
-double AxisStep(double top) {
-  const double raw = top / 5;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 2.5, 5.0}) {
-    if (raw <= factor * magnitude * (1 + 1e-9)) return factor * magnitude;
-  }
-  return 10 * magnitude;
-}
-
-// 1.5M, 250k, 12.5: %g drops the zeros a round axis value does not need.
-std::string Short(double value, int precision) {
-  if (value >= 1e6) return absl::StrFormat("%.*gM", precision, value / 1e6);
-  if (value >= 1e3) return absl::StrFormat("%.*gk", precision, value / 1e3);
-  return absl::StrFormat("%.*g", precision, value);
-}
+constexpr int kLeft = 80, kPlotHeight = 300, kMinSlot = 100, kMaxBarWidth = 80;
 
 }  // namespace
 
@@ -56,7 +46,7 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   const double axis_top = std::ceil(highest * 1.05 / step) * step;
   auto y = [&](double v) { return top + kPlotHeight - v / axis_top * kPlotHeight; };
 
-  std::string svg = OpenChartSvg(width, height, chart.title, chart.subtitles);
+  std::string svg = svg::Open(width, height, chart.title, chart.subtitles);
   const int ticks = static_cast<int>(std::lround(axis_top / step));
   for (int i = 0; i <= ticks; ++i) {
     const double v = step * i;
@@ -66,7 +56,7 @@ std::string RenderBarChartSvg(const BarChart& chart) {
                           kLeft, kLeft + plot_width, y(v), y(v), kLeft - 6, y(v) + 4, Short(v, 6));
   }
   absl::StrAppendFormat(&svg, "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\">%s</text>\n",
-                        top + kPlotHeight / 2, top + kPlotHeight / 2, EscapeSvg(chart.unit));
+                        top + kPlotHeight / 2, top + kPlotHeight / 2, Escape(chart.unit));
   static const char* const kColours[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#76b7b2", "#b07aa1"};
   for (size_t i = 0; i < chart.bars.size(); ++i) {
     const PlotBar& b = chart.bars[i];
@@ -93,10 +83,10 @@ std::string RenderBarChartSvg(const BarChart& chart) {
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", mid,
                           y(b.max) - 6, Short(b.median, 3));
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", mid,
-                          top + kPlotHeight + kLineHeight, EscapeSvg(b.label));
+                          top + kPlotHeight + kLineHeight, Escape(b.label));
     if (!b.note.empty()) {
       absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n", mid,
-                            top + kPlotHeight + 2 * kLineHeight, EscapeSvg(b.note));
+                            top + kPlotHeight + 2 * kLineHeight, Escape(b.note));
     }
   }
   absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s</text>\n", kMargin, height - 14, footer);

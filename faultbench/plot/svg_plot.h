@@ -4,8 +4,9 @@
 // itself so a result directory needs no plotting package to be read.
 //
 // plot/ knows charts, not faultbench's results: callers (compare/) turn
-// their outcome into a chart. Other kinds of chart (a heatmap of a NUMA
-// matrix, a comparison of two sets of runs) belong beside this one.
+// their outcome into a chart. Other kinds of chart belong beside this one,
+// as the NUMA matrix's heatmap does (heatmap.h); what they all write the
+// same way is in svg_text.h.
 #pragma once
 
 #include <string>

@@ -69,6 +69,12 @@ json TlbJson(const PerfSnapshot& perf) {
           {"page_faults", OptionalCount(perf.page_faults)}};
 }
 
+json PageSizeEvidenceJson(const PageSizeEvidence& e) {
+  return {{"page_size", e.page_size},          {"backing", e.backing},
+          {"presence", e.presence},            {"faults", e.faults},
+          {"expected_faults", e.expected_faults}, {"faults_agree", e.FaultsAgree()}};
+}
+
 json MappingJson(const WorkerResult& w) {
   const MappingOutcome& m = w.mapping;
   json out = {{"requested", std::string(pmstore::mapping::PageIntentName(m.requested))},
@@ -78,16 +84,20 @@ json MappingJson(const WorkerResult& w) {
               {"map_sync", m.map_sync},
               {"dax", m.dax}};
   if (m.verified) {
+    out["pud_bytes"] = m.census.pud_bytes;
     out["pmd_bytes"] = m.census.pmd_bytes;
     out["pte_bytes"] = m.census.pte_bytes;
     out["pmd_share"] = m.PmdShare();
+    out["pud_share"] = m.PudShare();
     out["verify_method"] = std::string(pmstore::mapping::VerifyMethodName(m.census.method));
     if (m.dax_trace) {
       out["dax_trace"] = {{"nopage", m.dax_trace->pmd_nopage},     {"needdsync", m.dax_trace->pmd_needdsync},
                           {"fallback", m.dax_trace->pmd_fallback}, {"other", m.dax_trace->pmd_other},
                           {"pte", m.dax_trace->pte_faults},        {"lost", m.dax_trace->lost_events}};
     }
+    if (m.page_size) out["page_size_evidence"] = PageSizeEvidenceJson(*m.page_size);
   } else {
+    out["pud_bytes"] = nullptr;
     out["pmd_bytes"] = nullptr;
     out["pte_bytes"] = nullptr;
     out["verify_method"] = "unavailable";
@@ -107,7 +117,8 @@ json NumaJson(const NumaOutcome& numa) {
           {"policy", std::string(MemPolicyName(numa.policy))},
           {"nodes", numa.nodes},
           {"page_nodes", page_nodes},
-          {"page_nodes_sampled", numa.placement.sampled}};
+          {"page_nodes_sampled", numa.placement.sampled},
+          {"page_nodes_source", numa.placement.source}};
 }
 
 json PageCacheJson(const PageCacheOutcome& p) {

@@ -56,14 +56,14 @@ std::string RenderCsv(const RunResult& run) {
   std::string out =
       "jobname,worker,file,rw,bs,mapping,engine,read_iops,read_bw_kib,read_p50_ns,read_p99_ns,write_iops,"
       "write_bw_kib,write_p50_ns,write_p99_ns,runtime_ms,usr_cpu,sys_cpu,ctx,majf,minf,faults_per_mib,"
-      "pmd_bytes,pte_bytes,verify_method,error\n";
+      "pmd_bytes,pte_bytes,verify_method,error,pud_bytes\n";
   for (const WorkerResult& w : run.workers) {
     const PhaseResult& t = w.total;
     const DirectionFigures r = Figures(t.read, t.runtime_s, w.ns_per_tick, kCsvPercentiles);
     const DirectionFigures wr = Figures(t.write, t.runtime_s, w.ns_per_tick, kCsvPercentiles);
     const double run_s = t.runtime_s > 0 ? t.runtime_s : 1;
     absl::StrAppendFormat(
-        &out, "%s,%d,%s,%s,%d,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.2f,%d,%d,%d,%.4f,%s,%s,%s,%s\n",
+        &out, "%s,%d,%s,%s,%d,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.2f,%d,%d,%d,%.4f,%s,%s,%s,%s,%s\n",
         CsvField(w.job.name), w.worker_index, CsvField(w.file), RwModeName(w.job.rw), w.job.bs,
         pmstore::mapping::PageIntentName(w.job.mapping), JobEngineName(w.job.ioengine), r.iops,
         r.bw_bytes / 1024, P(r, 0), P(r, 1), wr.iops, wr.bw_bytes / 1024, P(wr, 0), P(wr, 1), t.runtime_s * 1000,
@@ -72,7 +72,7 @@ std::string RenderCsv(const RunResult& run) {
         w.mapping.verified ? absl::StrCat(w.mapping.census.pmd_bytes) : "",
         w.mapping.verified ? absl::StrCat(w.mapping.census.pte_bytes) : "",
         w.mapping.verified ? std::string(pmstore::mapping::VerifyMethodName(w.mapping.census.method)) : "unavailable",
-        CsvField(w.error));
+        CsvField(w.error), w.mapping.verified ? absl::StrCat(w.mapping.census.pud_bytes) : "");
   }
   return out;
 }

@@ -54,6 +54,13 @@ void AppendPercentiles(std::string& out, const char* kind, const LatencyHistogra
   }
 }
 
+// What a page_size census rests on, in one line.
+void AppendPageSizeEvidence(std::string& out, const PageSizeEvidence& e) {
+  absl::StrAppendFormat(&out, "  evidence     : %s maps only %s pages; present bytes from %s; %d fault(s) for %d page(s)%s\n",
+                        e.backing, FormatBytes(e.page_size), e.presence, e.faults, e.expected_faults,
+                        e.FaultsAgree() ? "" : " (more than the page size explains: faults elsewhere in the process?)");
+}
+
 // fio's lines of one direction; the latency lines only for what the job
 // measured (disable_clat, disable_lat) and asked percentiles of.
 void AppendDirection(std::string& out, const char* name, const DirectionFigures& f, const JobOptions& job) {
@@ -113,9 +120,13 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
                         pmstore::mapping::PageIntentName(m.requested), pmstore::mapping::EngineName(m.engine),
                         m.granularity, m.map_sync ? "yes" : "no", m.dax ? "yes" : "no", m.writes);
   if (m.verified) {
-    absl::StrAppendFormat(&out, "  verified     : pmd=%s (%.1f%%) pte=%s [%s], %.2f faults/MiB\n",
+    absl::StrAppendFormat(&out, "  verified     : %spmd=%s (%.1f%%) pte=%s [%s], %.2f faults/MiB\n",
+                          m.census.pud_bytes > 0 || m.page_size
+                              ? absl::StrFormat("pud=%s (%.1f%%) ", FormatBytes(m.census.pud_bytes), m.PudShare() * 100)
+                              : "",
                           FormatBytes(m.census.pmd_bytes), m.PmdShare() * 100, FormatBytes(m.census.pte_bytes),
                           pmstore::mapping::VerifyMethodName(m.census.method), t.FaultsPerMib());
+    if (m.page_size) AppendPageSizeEvidence(out, *m.page_size);
   } else {
     absl::StrAppendFormat(&out, "  verified     : unavailable (%s), %.2f faults/MiB\n", m.verify_error,
                           t.FaultsPerMib());
@@ -125,10 +136,10 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
     absl::StrAppend(&nodes, nodes.empty() ? "" : " ", node < 0 ? std::string("absent") : absl::StrCat(node), "=",
                     pages);
   }
-  absl::StrAppendFormat(&out, "  numa         : cpus=%s policy=%s%s pages by node: %s (%d sampled)\n",
+  absl::StrAppendFormat(&out, "  numa         : cpus=%s policy=%s%s pages by node: %s (%d sampled, %s)\n",
                         CpuList(w.numa.cpus), MemPolicyName(w.numa.policy),
                         w.numa.nodes.empty() ? "" : absl::StrCat(":", absl::StrJoin(w.numa.nodes, ",")),
-                        nodes.empty() ? "-" : nodes, w.numa.placement.sampled);
+                        nodes.empty() ? "-" : nodes, w.numa.placement.sampled, w.numa.placement.source);
   AppendPageCacheAndNotes(out, w);
   for (const PhaseResult& p : w.phases) {
     const DirectionFigures r = Figures(p.read, p.runtime_s, w.ns_per_tick, {99});

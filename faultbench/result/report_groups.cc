@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "faultbench/result/signature.h"
-
 namespace faultbench {
 namespace {
 
@@ -18,7 +16,7 @@ void AddMember(ReportEntry& entry, const WorkerResult& w, size_t index) {
   entry.ns_per_tick += (w.ns_per_tick - entry.ns_per_tick) / static_cast<double>(entry.members.size());
   if (w.mapping.verified) {
     entry.mapping.pmd_bytes += w.mapping.census.pmd_bytes;
-    entry.mapping.pud_bytes += PudBytesOf(w.mapping.census);
+    entry.mapping.pud_bytes += w.mapping.census.pud_bytes;
     entry.mapping.pte_bytes += w.mapping.census.pte_bytes;
   } else {
     ++entry.mapping.unverified;

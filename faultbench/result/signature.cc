@@ -39,8 +39,8 @@ void SetWorkerParts(const std::vector<WorkerResult>& workers, RunSignature& sign
     signature.verified = signature.verified && w.mapping.verified;
     const pmstore::mapping::MappingCensus& census = w.mapping.census;
     pmd += census.pmd_bytes;
-    pud += PudBytesOf(census);
-    present += census.pmd_bytes + census.pte_bytes + PudBytesOf(census);
+    pud += census.pud_bytes;
+    present += census.pmd_bytes + census.pte_bytes + census.pud_bytes;
     if (const auto& t = w.mapping.dax_trace) {
       if (!signature.dax_trace) signature.dax_trace.emplace();
       DaxTraceTally& sum = *signature.dax_trace;

@@ -55,18 +55,6 @@ struct RunSignature {
 // and every numa_* counter.
 bool IsSignatureCounter(std::string_view name);
 
-// Bytes a census found mapped by PUD (1 GiB) entries; 0 for a census that
-// does not count them (a template, so the member may not exist yet). The
-// one place faultbench reads them (the signature, group_reporting's sums).
-template <typename Census>
-uint64_t PudBytesOf(const Census& census) {
-  if constexpr (requires { census.pud_bytes; }) {
-    return census.pud_bytes;
-  } else {
-    return 0;
-  }
-}
-
 // Adds the counters' change from `before` to `after` (taken around one set
 // of workers) into `signature`, and sets its live PageTables.
 void AddCounterDeltas(const VmCounters& before, const VmCounters& after, RunSignature& signature);

@@ -34,15 +34,27 @@ double PhaseResult::FaultsPerMib() const {
          (static_cast<double>(bytes_accessed) / (1024.0 * 1024.0));
 }
 
+uint64_t MappingOutcome::PresentBytes() const { return census.pud_bytes + census.pmd_bytes + census.pte_bytes; }
+
 double MappingOutcome::PmdShare() const {
-  const uint64_t present = census.pmd_bytes + census.pte_bytes;
+  const uint64_t present = PresentBytes();
   return present == 0 ? 0.0 : static_cast<double>(census.pmd_bytes) / static_cast<double>(present);
 }
 
+double MappingOutcome::PudShare() const {
+  const uint64_t present = PresentBytes();
+  return present == 0 ? 0.0 : static_cast<double>(census.pud_bytes) / static_cast<double>(present);
+}
+
 bool MappingOutcome::DiffersFromRequest() const {
+  using pmstore::mapping::PageIntent;
   if (!verified) return false;
-  if (requested == pmstore::mapping::PageIntent::kPmd) return PmdShare() < 0.95;
-  if (requested == pmstore::mapping::PageIntent::kPte) return census.pmd_bytes > 0;
+  switch (requested) {
+    case PageIntent::kPmd: return PmdShare() < 0.95;
+    case PageIntent::kPud: return PudShare() < 0.95;
+    case PageIntent::kPte: return census.pmd_bytes + census.pud_bytes > 0;
+    case PageIntent::kAuto: return false;
+  }
   return false;
 }
 

@@ -47,6 +47,23 @@ struct PhaseResult {
 // total, never a partial sum.
 void AddCounters(PhaseResult& total, const PhaseResult& part, bool first);
 
+// Where the backing has one page size (device DAX: its align; hugetlbfs:
+// its pagesize), the census is that page size over the present bytes, and
+// this is what it rests on: no reader of page tables tells a 1 GiB leaf
+// from a 2 MiB one (PAGEMAP_SCAN's PAGE_IS_HUGE is either), smaps'
+// KernelPageSize is the setting, and kpageflags has no page for DAX.
+struct PageSizeEvidence {
+  uint64_t page_size = 0;        // bytes
+  std::string backing;           // "device DAX /dev/dax0.0 (align 1.0 GiB)"
+  std::string presence;          // how the present bytes were found: "pagemap_scan", "smaps", or
+                                 // "touched" (device DAX maps every byte touched, or raises SIGBUS)
+  uint64_t faults = 0;           // the worker's page faults while it measured (ramp included)
+  uint64_t expected_faults = 0;  // one per page of page_size it touched
+  // At most one fault per page (a few more for the rest of the process):
+  // the faults agree with the page size. Sanitizer shadow faults break it.
+  bool FaultsAgree() const { return faults <= 2 * expected_faults + 16; }
+};
+
 struct MappingOutcome {
   pmstore::mapping::PageIntent requested = pmstore::mapping::PageIntent::kAuto;
   pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
@@ -59,9 +76,13 @@ struct MappingOutcome {
   pmstore::mapping::MappingCensus census;
   // The fs_dax fault tallies behind a `dax_trace` census (runner.cc).
   std::optional<DaxTraceTally> dax_trace;
-  double PmdShare() const;  // pmd / (pmd + pte), 0 when nothing is present
-  // True when the verified mapping contradicts the request (pmd asked and
-  // < 95% PMD, or pte asked and any PMD).
+  // Behind a `page_size` census (device DAX, hugetlbfs).
+  std::optional<PageSizeEvidence> page_size;
+  uint64_t PresentBytes() const;  // pud + pmd + pte
+  double PmdShare() const;  // pmd / present, 0 when nothing is present
+  double PudShare() const;  // pud / present
+  // True when the verified mapping contradicts the request (pmd or pud
+  // asked and < 95% of that size, or pte asked and any huge entry).
   bool DiffersFromRequest() const;
 };
 

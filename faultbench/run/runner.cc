@@ -20,10 +20,12 @@
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/measure/dax_trace.h"
 #include "faultbench/run/cpus.h"
+#include "faultbench/run/page_size_check.h"
 #include "faultbench/run/progress_line.h"
 #include "faultbench/run/signature_probe.h"
 #include "faultbench/run/target.h"
 #include "faultbench/run/worker.h"
+#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/sysfacts/mount.h"
 #include "faultbench/taint/taint.h"
 #include "pmstore/base/status_macros.h"
@@ -45,8 +47,11 @@ std::string DirectoryOf(const std::string& file) {
   return parent.empty() ? "." : parent.string();
 }
 
-// The target as the run will find it: nothing, when --fresh-file deletes it first.
-ExistingTarget Existing(const WorkerContext& c) { return c.job->fresh_file ? ExistingTarget{} : StatTarget(c.file); }
+// The target as the run will find it: nothing, when --fresh-file deletes it
+// first (a device stays: only regular files are deleted).
+ExistingTarget Existing(const WorkerContext& c) {
+  return c.job->fresh_file && !c.fixed.devdax ? ExistingTarget{} : StatTarget(c.file);
+}
 
 // The mount holding a file, recorded with the run: a comparison of runs
 // must know whether they ran on the same kind of file system.
@@ -108,11 +113,12 @@ uint64_t WorkerSeed(const JobOptions& job, int thread) {
 }
 
 // Files the jobs will create or grow, by directory: bytes still to allocate.
+// Devices and hugetlbfs have checks of their own (page_size_check.h).
 absl::Status CheckSpace(const WorkerPlan& plan) {
   std::map<std::string, uint64_t> needed;  // directory -> bytes
   std::map<std::string, bool> seen_file;
   for (const WorkerContext& c : plan.contexts) {
-    if (seen_file[c.file]) continue;
+    if (c.fixed.fixed() || seen_file[c.file]) continue;
     seen_file[c.file] = true;
     const uint64_t want = RoundUp(c.file_size, kHugePageSize);
     const uint64_t have = Existing(c).allocated;
@@ -176,6 +182,7 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
     const JobOptions& job = jobs[j];
     PMSTORE_RETURN_IF_ERROR(ValidateJob(job));
     PMSTORE_ASSIGN_OR_RETURN(ResolvedNuma numa, ResolveNuma(job.numa));
+    const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(job, 0));
     for (int w = 0; w < job.numjobs; ++w) {
       WorkerContext c;
       c.job = &job;
@@ -184,7 +191,8 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
       c.group_id = group[j];
       c.stage = stage[j];
       c.file = WorkerFilePath(job, w);
-      PMSTORE_RETURN_IF_ERROR(CheckDirectory(c.file));
+      c.fixed = fixed;
+      if (!fixed.devdax) PMSTORE_RETURN_IF_ERROR(CheckDirectory(c.file));  // a device is not a file in a directory
       PMSTORE_ASSIGN_OR_RETURN(c.layout, LayOutWorker(job, w, Existing(c).size));
       c.file_size = c.layout.file_size;
       const int thread = static_cast<int>(plan.contexts.size());
@@ -206,6 +214,7 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
       plan.contexts[i].probe = plan.probes.back().get();
     }
   }
+  PMSTORE_RETURN_IF_ERROR(CheckFixedPageSizeJobs(plan.contexts));
   PMSTORE_RETURN_IF_ERROR(CheckSpace(plan));
   if (settings.offset_logs != nullptr) settings.offset_logs->assign(plan.contexts.size(), {});
   for (size_t i = 0; i < plan.contexts.size(); ++i) {

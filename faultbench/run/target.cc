@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -23,9 +24,9 @@ using pmstore::mapping::PoolFile;
 bool DisklessEngine(JobEngine engine) { return engine == JobEngine::kLibpmem || engine == JobEngine::kDevDax; }
 
 // The access kind fadvise_hint asks for, as fio picks it: by rw for "1";
-// none for the disk-less engines.
-FadviseHint AdviceFor(const JobOptions& job) {
-  if (DisklessEngine(job.ioengine)) return FadviseHint::kOff;
+// none for the disk-less engines, and none for a device (no page cache).
+FadviseHint AdviceFor(const JobOptions& job, const FixedPageSize& fixed) {
+  if (DisklessEngine(job.ioengine) || fixed.devdax) return FadviseHint::kOff;
   const FadviseHint hint = job.fadvises();
   if (hint != FadviseHint::kType) return hint;
   return IsRandom(job.rw) ? FadviseHint::kRandom : FadviseHint::kSequential;
@@ -53,7 +54,12 @@ absl::Status SizeFile(const std::string& path, uint64_t size, Fallocate mode) {
 
 // invalidate=1: the file's cached pages go, as fio drops them. Dirty pages
 // are written first: POSIX_FADV_DONTNEED alone would leave them cached.
-void DropCachedPages(const JobOptions& job, int fd, const std::string& path, PageCacheOutcome& out) {
+void DropCachedPages(const JobOptions& job, const FixedPageSize& fixed, int fd, const std::string& path,
+                     PageCacheOutcome& out) {
+  if (fixed.devdax) {
+    out.action = "not applied: a device DAX device has no page cache";
+    return;
+  }
   if (DisklessEngine(job.ioengine)) {
     out.action = absl::StrCat("not applied: fio skips invalidate for ", std::string(JobEngineName(job.ioengine)),
                               " (a disk-less engine), and so does faultbench");
@@ -94,11 +100,22 @@ void AdviseMapping(FadviseHint advice, const JobOptions& job, const Mapping& map
 ExistingTarget StatTarget(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return {};
+  if (S_ISCHR(st.st_mode)) {
+    const std::optional<DevDaxFacts> dax = ReadDevDaxFacts(st.st_rdev);
+    return dax ? ExistingTarget{.size = dax->size, .allocated = dax->size} : ExistingTarget{};
+  }
   return {.size = static_cast<uint64_t>(st.st_size), .allocated = static_cast<uint64_t>(st.st_blocks) * 512};
 }
 
-absl::Status PrepareTargetFile(const std::string& path, uint64_t size, Fallocate mode) {
-  size = pmstore::base::RoundUp(size, pmstore::base::kHugePageSize);
+uint64_t PreparedSize(uint64_t size, const FixedPageSize& fixed) {
+  return pmstore::base::RoundUp(size, fixed.fixed() ? fixed.page_size : pmstore::base::kHugePageSize);
+}
+
+absl::Status PrepareTargetFile(const std::string& path, uint64_t size, Fallocate mode, const FixedPageSize& fixed) {
+  if (fixed.devdax) return absl::OkStatus();  // a device is what it is; the plan checked the job fits in it
+  // On hugetlbfs whole pages of its size: the file's end is a page's end
+  // (hugetlbfs refuses any other size).
+  size = PreparedSize(size, fixed);
   if (mode == Fallocate::kKeep || mode == Fallocate::kNone || mode == Fallocate::kTruncate) {
     return SizeFile(path, size, mode);
   }
@@ -106,15 +123,20 @@ absl::Status PrepareTargetFile(const std::string& path, uint64_t size, Fallocate
   return file.size() < size ? file.Grow(size) : absl::OkStatus();
 }
 
-absl::StatusOr<Target> OpenAndMapTarget(const JobOptions& job, const std::string& path, PageCacheOutcome& page_cache) {
+absl::StatusOr<Target> OpenAndMapTarget(const JobOptions& job, const std::string& path, const FixedPageSize& fixed,
+                                        PageCacheOutcome& page_cache) {
   Target target;
-  PMSTORE_ASSIGN_OR_RETURN(PoolFile file, PoolFile::Open(path, pmstore::mapping::OpenMode::kOpenExisting, 0));
+  // A device is mapped whole (its size is a whole number of aligns, the
+  // only lengths its driver maps), as a file is.
+  PMSTORE_ASSIGN_OR_RETURN(PoolFile file, fixed.devdax
+                                              ? PoolFile::OpenDevice(path, fixed.devdax->size)
+                                              : PoolFile::Open(path, pmstore::mapping::OpenMode::kOpenExisting, 0));
   target.file = std::make_unique<PoolFile>(std::move(file));
   page_cache.invalidate = job.invalidates();
   page_cache.invalidate_source = std::string(job.invalidate.Source(job.from_job_file));
   page_cache.fadvise_source = std::string(job.fadvise_hint.Source(job.from_job_file));
-  DropCachedPages(job, target.file->fd(), path, page_cache);
-  const FadviseHint advice = AdviceFor(job);
+  DropCachedPages(job, fixed, target.file->fd(), path, page_cache);
+  const FadviseHint advice = AdviceFor(job, fixed);
   AdviseFile(advice, target.file->fd(), page_cache);
 
   pmstore::mapping::MapOptions options;

@@ -1,6 +1,7 @@
 #include "faultbench/run/worker.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,11 +15,13 @@
 #include "faultbench/run/cpus.h"
 #include "faultbench/run/io_buffer.h"
 #include "faultbench/run/target.h"
+#include "faultbench/sysfacts/block_device.h"
 #include "faultbench/workload/block_coverage.h"
 #include "faultbench/workload/block_order.h"
 #include "faultbench/workload/fio_options.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
+#include "pmstore/base/units.h"
 #include "pmstore/mapping/verify.h"
 
 #ifndef MADV_POPULATE_READ
@@ -100,6 +103,10 @@ class Worker {
     if (coverage_) coverage_->StartPhase();
   }
   void CountTouched(uint64_t ios, PhaseResult& phase) const;
+  // ReadBack where the backing has one page size (device DAX, hugetlbfs).
+  void VerifyAtPageSize(const WorkerResult& result, MappingOutcome& mapping) const;
+  // DAX pages are the device's: name its node instead of move_pages' "absent".
+  void AttributeDaxPages(PagePlacement& placement) const;
   template <typename Body>
   void TimedPhase(PhaseResult& phase, Body body);
   static bool NextIsRead(int read_percent, uint64_t& rng) {
@@ -123,6 +130,7 @@ class Worker {
   uint64_t blocks_ = 0;
   int read_percent_ = 100;
   uint64_t rng_ = 0;
+  uint64_t faults_while_measuring_ = 0;  // minor + major, ramp included
 };
 
 absl::Status Worker::MakeFile(WorkerResult& result) {
@@ -133,7 +141,7 @@ absl::Status Worker::MakeFile(WorkerResult& result) {
   }
   absl::Status status;
   if (job_.fresh_file) status = UnlinkJobFile(result.file, "--fresh-file");
-  if (status.ok()) status = PrepareTargetFile(result.file, ctx_.file_size, job_.fallocate);
+  if (status.ok()) status = PrepareTargetFile(result.file, ctx_.file_size, job_.fallocate, ctx_.fixed);
   if (ctx_.file_ready != nullptr) ctx_.file_ready->count_down();
   return status;
 }
@@ -148,7 +156,7 @@ absl::Status Worker::Place(WorkerResult& result) {
 }
 
 absl::Status Worker::MapFile(WorkerResult& result) {
-  PMSTORE_ASSIGN_OR_RETURN(target_, OpenAndMapTarget(job_, result.file, result.page_cache));
+  PMSTORE_ASSIGN_OR_RETURN(target_, OpenAndMapTarget(job_, result.file, ctx_.fixed, result.page_cache));
   const pmstore::mapping::Mapping& mapping = *target_.mapping;
   const EngineOptions writes{
       .libpmem_flags = job_.ioengine == JobEngine::kLibpmem, .direct = job_.direct, .sync = job_.sync};
@@ -355,7 +363,8 @@ void AddUpPhases(MeasuredPhases& phases, uint64_t range, bool prefault, bool cov
 void Worker::Measure(WorkerResult& result) {
   TickCalibration calibration(ctx_.use_tsc);
   calibration.Start();
-  MeasuredPhases phases;
+  MeasuredPhases phases;  // first: its histograms' memory is the run's, not the mapping's
+  const RusageSnapshot before = ThreadRusage();
   if (job_.prefault) Prefault(phases.fault);
   RampUp();
   const uint64_t measure_start = MonotonicNs();
@@ -365,6 +374,8 @@ void Worker::Measure(WorkerResult& result) {
   if (!job_.prefault && order_.pass() == 0) budget -= FaultPass(budget, deadline, phases);
   if (budget > 0 && (deadline == kNoLimit || MonotonicNs() < deadline)) SteadyPass(budget, deadline, phases);
   calibration.Stop();
+  const RusageSnapshot measured = ThreadRusage() - before;
+  faults_while_measuring_ = measured.minor_faults + measured.major_faults;
   result.start_ns = measure_start;
   result.end_ns = MonotonicNs();
   result.ns_per_tick = calibration.NsPerTick();
@@ -374,14 +385,65 @@ void Worker::Measure(WorkerResult& result) {
 void Worker::ReadBack(WorkerResult& result) {
   const char* start = target_.mapping->address() + base_offset_;
   const uint64_t range = blocks_ * job_.bs;
-  auto census = pmstore::mapping::VerifyMapping(start, range);
-  if (census.ok()) {
+  if (ctx_.fixed.fixed()) {
+    VerifyAtPageSize(result, result.mapping);
+  } else if (auto census = pmstore::mapping::VerifyMapping(start, range); census.ok()) {
     result.mapping.verified = true;
     result.mapping.census = *census;
   } else {
     result.mapping.verify_error = std::string(census.status().message());
   }
   result.numa.placement = SamplePagePlacement(start, range);
+  if (target_.mapping->dax()) AttributeDaxPages(result.numa.placement);
+}
+
+// One page size means every present byte is mapped at it; what remains is
+// which bytes are present. On hugetlbfs the page tables say (PAGEMAP_SCAN,
+// else smaps' hugetlb lines), though not at which size. Device DAX has no
+// such reader here (PAGEMAP_SCAN came in 6.7; smaps does not see DAX), but
+// it needs none: its driver maps whatever is touched at its align or raises
+// SIGBUS, so the present bytes are the touched ones. The fault count is the
+// check on the page size: about one fault per page.
+void Worker::VerifyAtPageSize(const WorkerResult& result, MappingOutcome& mapping) const {
+  const uint64_t page = ctx_.fixed.page_size;
+  const uint64_t range = blocks_ * job_.bs;
+  const char* start = target_.mapping->address() + base_offset_;
+  PageSizeEvidence evidence;
+  evidence.page_size = page;
+  evidence.backing = ctx_.fixed.What(result.file);
+  evidence.faults = faults_while_measuring_;
+  uint64_t present = 0;
+  if (ctx_.fixed.devdax) {
+    // A first pass that ran to its end touched every block.
+    const uint64_t touched = result.total.bytes_accessed >= range ? range : result.total.bytes_accessed;
+    present = std::min(range, pmstore::base::RoundUp(touched, page));
+    evidence.presence = "touched";
+  } else {
+    auto census = pmstore::mapping::VerifyMapping(start, range);
+    if (!census.ok()) {
+      mapping.verify_error = std::string(census.status().message());
+      return;
+    }
+    present = census->pmd_bytes + census->pte_bytes;
+    evidence.presence = std::string(pmstore::mapping::VerifyMethodName(census->method));
+  }
+  // Pages of `page` that the present bytes span, from the range's start in the file.
+  const uint64_t first = base_offset_ / page * page;
+  evidence.expected_faults = present == 0 ? 0 : (pmstore::base::RoundUp(base_offset_ + present, page) - first) / page;
+  mapping.verified = true;
+  mapping.census = pmstore::mapping::CensusAtPageSize(present, page);
+  mapping.page_size = evidence;
+}
+
+void Worker::AttributeDaxPages(PagePlacement& placement) const {
+  if (ctx_.fixed.devdax) {
+    AttributeToDaxDevice(placement, ctx_.fixed.devdax->numa_node, ctx_.fixed.devdax->name);
+    return;
+  }
+  struct stat st {};
+  if (fstat(target_.file->fd(), &st) != 0) return;
+  const BlockFacts block = ReadBlockFacts(st.st_dev);
+  if (!block.device.empty()) AttributeToDaxDevice(placement, block.numa_node, block.device);
 }
 
 // The steps that touch the mapping, run under RunUnlessBusError. The

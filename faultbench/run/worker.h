@@ -15,6 +15,7 @@
 #include "faultbench/numa/numa_policy.h"
 #include "faultbench/result/worker_result.h"
 #include "faultbench/run/signature_probe.h"
+#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/workload/job_layout.h"
 #include "faultbench/workload/job_options.h"
 
@@ -32,6 +33,9 @@ struct WorkerContext {
   uint64_t seed = 0;       // of the random offsets
   std::vector<int> cpus;   // cpus_allowed for this worker; empty: no restriction
   ResolvedNuma numa;
+  // What backs the file, where it fixes the page size (device DAX,
+  // hugetlbfs): how to make, map and verify it. Read once per job.
+  FixedPageSize fixed;
   bool use_tsc = false;
   // The first worker of its stage to name the file creates (or grows) it.
   // When other workers of the stage map the same file, it counts

@@ -1,5 +1,6 @@
 #include "faultbench/workload/job_options.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -193,6 +194,9 @@ std::string WorkerFilePath(const JobOptions& job, int index) {
 }
 
 absl::Status UnlinkJobFile(const std::string& path, std::string_view flag) {
+  // fio unlinks only regular files: a device node (/dev/daxX.Y) stays.
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return absl::OkStatus();
   if (unlink(path.c_str()) != 0 && errno != ENOENT) {
     return pmstore::base::ErrnoStatus(errno, absl::StrCat("unlink (", std::string(flag), ")"), path);
   }

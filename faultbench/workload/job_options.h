@@ -181,7 +181,8 @@ std::string WorkerFilePath(const JobOptions& job, int index);
 
 // Deletes a job's file for `flag` (--fresh-file before a run, --unlink
 // after it). A file already gone is not an error: workers of a
-// --shared-file job name the same file.
+// --shared-file job name the same file. Like fio, it deletes regular files
+// only: a device (/dev/daxX.Y) is left alone.
 absl::Status UnlinkJobFile(const std::string& path, std::string_view flag);
 
 }  // namespace faultbench

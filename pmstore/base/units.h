@@ -12,6 +12,7 @@ namespace pmstore::base {
 
 inline constexpr uint64_t kPageSize = 4096;
 inline constexpr uint64_t kHugePageSize = 2ull << 20;  // one PMD entry on x86-64
+inline constexpr uint64_t kGiantPageSize = 1ull << 30;  // one PUD entry on x86-64
 inline constexpr uint64_t kCacheLineSize = 64;
 
 constexpr uint64_t RoundUp(uint64_t value, uint64_t multiple) {

@@ -27,8 +27,8 @@ using base::kPageSize;
 using base::RoundUp;
 
 // Room to slide the start of a reservation to the colour the intent wants:
-// up to 2 MiB to reach alignment, plus the 4 KiB offset of the pte intent.
-constexpr uint64_t kAlignmentSlack = kHugePageSize + kPageSize;
+// up to its alignment, plus the 4 KiB offset of the pte intent.
+uint64_t AlignmentSlack(PageIntent intent) { return IntentAlignment(intent) + kPageSize; }
 
 uint64_t IntentOffset(PageIntent intent) { return intent == PageIntent::kPte ? kPageSize : 0; }
 
@@ -60,8 +60,30 @@ std::string_view PageIntentName(PageIntent intent) {
     case PageIntent::kPmd: return "pmd";
     case PageIntent::kPte: return "pte";
     case PageIntent::kAuto: return "auto";
+    case PageIntent::kPud: return "pud";
   }
   return "unknown";
+}
+
+uint64_t IntentAlignment(PageIntent intent) {
+  return intent == PageIntent::kPud ? base::kGiantPageSize : kHugePageSize;
+}
+
+std::optional<PageIntent> IntentOfPageSize(uint64_t page_size) {
+  for (PageIntent intent : {PageIntent::kPte, PageIntent::kPmd, PageIntent::kPud}) {
+    if (IntentPageSize(intent) == page_size) return intent;
+  }
+  return std::nullopt;
+}
+
+uint64_t IntentPageSize(PageIntent intent) {
+  switch (intent) {
+    case PageIntent::kPte: return kPageSize;
+    case PageIntent::kPmd: return kHugePageSize;
+    case PageIntent::kPud: return base::kGiantPageSize;
+    case PageIntent::kAuto: return 0;
+  }
+  return 0;
 }
 
 std::string_view EngineName(Engine engine) {
@@ -72,7 +94,9 @@ absl::StatusOr<PageIntent> ParsePageIntent(std::string_view name) {
   if (name == "pmd") return PageIntent::kPmd;
   if (name == "pte") return PageIntent::kPte;
   if (name == "auto") return PageIntent::kAuto;
-  return absl::InvalidArgumentError(absl::StrCat("unknown mapping '", std::string(name), "': use pmd, pte or auto"));
+  if (name == "pud") return PageIntent::kPud;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown mapping '", std::string(name), "': use pmd, pte, pud or auto"));
 }
 
 absl::StatusOr<Engine> ParseEngine(std::string_view name) {
@@ -106,7 +130,7 @@ absl::StatusOr<std::unique_ptr<Mapping>> Mapping::Create(const PoolFile& file, c
 
 absl::Status Mapping::Reserve(uint64_t length) {
   reserved_ = length;
-  reservation_size_ = length + kAlignmentSlack;
+  reservation_size_ = length + AlignmentSlack(options_.intent);
   if (options_.engine == Engine::kPmem2) {
     int rc = pmem2_vm_reservation_new(&pmem2_reservation_, nullptr, reservation_size_);
     if (rc != 0) return Pmem2Error(rc, "pmem2_vm_reservation_new", "address space");
@@ -117,7 +141,7 @@ absl::Status Mapping::Reserve(uint64_t length) {
     reservation_ = static_cast<char*>(addr);
   }
   const auto start = reinterpret_cast<uintptr_t>(reservation_);
-  base_ = reinterpret_cast<char*>(RoundUp(start, kHugePageSize) + IntentOffset(options_.intent));
+  base_ = reinterpret_cast<char*>(RoundUp(start, IntentAlignment(options_.intent)) + IntentOffset(options_.intent));
   return absl::OkStatus();
 }
 
@@ -238,7 +262,7 @@ absl::Status Mapping::SyncPages(const std::vector<Range>& ranges) const {
 void Mapping::Advise(char* start, uint64_t length) const {
   // A hint only: the pte intent is enforced by the address colour, and the
   // pmd intent needs the hint only where THP is in madvise mode.
-  if (options_.intent == PageIntent::kPmd) madvise(start, length, MADV_HUGEPAGE);
+  if (options_.intent == PageIntent::kPmd || options_.intent == PageIntent::kPud) madvise(start, length, MADV_HUGEPAGE);
   if (options_.intent == PageIntent::kPte) madvise(start, length, MADV_NOHUGEPAGE);
 }
 

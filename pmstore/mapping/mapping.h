@@ -5,6 +5,9 @@
 // other things, see doc/MAPPING.md). This class makes that agreement a
 // choice instead of an accident:
 //   kPmd:  address and offset 2 MiB aligned, MADV_HUGEPAGE;
+//   kPud:  address and offset 1 GiB aligned: a 1 GiB entry is possible
+//          where the backing maps 1 GiB (hugetlbfs pagesize=1G, device
+//          DAX align=1G); page cache and fsdax never do;
 //   kPte:  address deliberately 4 KiB off the offset's 2 MiB colour, so a
 //          PMD is impossible, MADV_NOHUGEPAGE;
 //   kAuto: whatever mmap(NULL, ...) returns, as fio does.
@@ -28,6 +31,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,13 +46,19 @@ struct pmem2_vm_reservation;
 
 namespace pmstore::mapping {
 
-enum class PageIntent { kPmd, kPte, kAuto };
+enum class PageIntent { kPmd, kPte, kAuto, kPud };
 enum class Engine {
   kMmap,  // mmap(2) MAP_SHARED; MAP_SHARED_VALIDATE|MAP_SYNC on request
   kPmem2  // libpmem2: MAP_SYNC when the file is DAX, its persist functions
 };
 
-std::string_view PageIntentName(PageIntent intent);  // "pmd", "pte", "auto"
+std::string_view PageIntentName(PageIntent intent);  // "pmd", "pte", "auto", "pud"
+// The address alignment an intent asks for: 1 GiB for kPud, else 2 MiB.
+uint64_t IntentAlignment(PageIntent intent);
+// The entry size an intent asks for: 4 KiB, 2 MiB, 1 GiB; 0 for kAuto.
+uint64_t IntentPageSize(PageIntent intent);
+// The intent that asks for `page_size`; nullopt for a size none asks for.
+std::optional<PageIntent> IntentOfPageSize(uint64_t page_size);
 std::string_view EngineName(Engine engine);          // "mmap", "pmem2"
 absl::StatusOr<PageIntent> ParsePageIntent(std::string_view name);
 absl::StatusOr<Engine> ParseEngine(std::string_view name);

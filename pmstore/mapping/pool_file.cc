@@ -81,14 +81,28 @@ absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, 
   return PoolFile(fd, path, file_size, IsDax(fd));
 }
 
-PoolFile::PoolFile(int fd, std::string path, uint64_t size, bool dax)
-    : fd_(fd), path_(std::move(path)), size_(size), dax_(dax) {}
+absl::StatusOr<PoolFile> PoolFile::OpenDevice(const std::string& path, uint64_t size) {
+  if (size == 0) return absl::InvalidArgumentError(absl::StrCat("cannot map 0 bytes of ", path));
+  // No O_CREAT: a missing device node must not become a regular file in /dev.
+  const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "open", path);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not a character device (device DAX is /dev/daxX.Y)"));
+  }
+  return PoolFile(fd, path, size, /*dax=*/true, /*device=*/true);
+}
+
+PoolFile::PoolFile(int fd, std::string path, uint64_t size, bool dax, bool device)
+    : fd_(fd), path_(std::move(path)), size_(size), dax_(dax), device_(device) {}
 
 PoolFile::PoolFile(PoolFile&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       path_(std::move(other.path_)),
       size_(other.size_),
-      dax_(other.dax_) {}
+      dax_(other.dax_),
+      device_(other.device_) {}
 
 PoolFile& PoolFile::operator=(PoolFile&& other) noexcept {
   if (this != &other) {
@@ -97,6 +111,7 @@ PoolFile& PoolFile::operator=(PoolFile&& other) noexcept {
     path_ = std::move(other.path_);
     size_ = other.size_;
     dax_ = other.dax_;
+    device_ = other.device_;
   }
   return *this;
 }
@@ -106,6 +121,7 @@ PoolFile::~PoolFile() {
 }
 
 absl::Status PoolFile::PublishAs(const std::string& new_path) {
+  if (device_) return absl::FailedPreconditionError(absl::StrCat(path_, " is a device: it is not renamed"));
   if (fsync(fd_) != 0) return ErrnoStatus(errno, "fsync", path_);
   if (renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, new_path.c_str(), RENAME_NOREPLACE) != 0) {
     const int err = errno;
@@ -131,6 +147,10 @@ absl::Status PoolFile::SyncData() const {
 absl::Status PoolFile::Grow(uint64_t new_size) {
   new_size = RoundUp(new_size, kHugePageSize);
   if (new_size <= size_) return absl::OkStatus();
+  if (device_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot grow ", path_, " to ", new_size, " bytes: a device keeps its size"));
+  }
   if (auto status = Allocate(fd_, path_, size_, new_size); !status.ok()) {
     // fallocate may have extended i_size before failing: put it back so the
     // file keeps its old size.

@@ -1,5 +1,6 @@
 // A file that the mapping layer maps: opened or created, sized in 2 MiB
-// multiples, its space preallocated.
+// multiples, its space preallocated; or a device DAX character device
+// (/dev/daxX.Y), which is opened as it is.
 //
 // Preallocation is the point: a mapping over a sparse file turns a full
 // disk into SIGBUS at the first store into a hole. Allocating with
@@ -31,6 +32,15 @@ class PoolFile {
   // creating with size 0). Messages name the call and the path.
   static absl::StatusOr<PoolFile> Open(const std::string& path, OpenMode mode, uint64_t size);
 
+  // Opens the device DAX character device at `path` read-write, to map its
+  // first `size` bytes. The device's size and align are sysfs facts the
+  // caller reads; `size` must be a multiple of the align (the driver
+  // refuses other mappings with EINVAL). A device is never created, grown
+  // or renamed (Grow and PublishAs fail with FailedPrecondition); dax() is
+  // true. Errors: NotFound, PermissionDenied, InvalidArgument (not a
+  // character device, or size 0).
+  static absl::StatusOr<PoolFile> OpenDevice(const std::string& path, uint64_t size);
+
   PoolFile(PoolFile&& other) noexcept;
   PoolFile& operator=(PoolFile&& other) noexcept;
   PoolFile(const PoolFile&) = delete;
@@ -58,14 +68,16 @@ class PoolFile {
   const std::string& path() const { return path_; }
   // statx STATX_ATTR_DAX: loads and stores reach the media without the page cache.
   bool dax() const { return dax_; }
+  bool device() const { return device_; }  // a device DAX character device (OpenDevice)
 
  private:
-  PoolFile(int fd, std::string path, uint64_t size, bool dax);
+  PoolFile(int fd, std::string path, uint64_t size, bool dax, bool device = false);
 
   int fd_ = -1;
   std::string path_;
   uint64_t size_ = 0;
   bool dax_ = false;
+  bool device_ = false;
 };
 
 // True when statx reports STATX_ATTR_DAX for the open file.

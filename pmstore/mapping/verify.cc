@@ -38,6 +38,7 @@ std::string_view VerifyMethodName(VerifyMethod method) {
     case VerifyMethod::kSmaps: return "smaps";
     case VerifyMethod::kDaxTrace: return "dax_trace";
     case VerifyMethod::kFaults: return "faults";
+    case VerifyMethod::kPageSize: return "page_size";
   }
   return "unknown";
 }
@@ -90,10 +91,11 @@ absl::StatusOr<MappingCensus> VerifyWithSmaps(const void* addr, size_t length) {
   MappingCensus census;
   census.method = VerifyMethod::kSmaps;
   bool inside = false;
-  uint64_t rss_kb = 0, pmd_kb = 0;
+  uint64_t rss_kb = 0, pmd_kb = 0, hugetlb_kb = 0;
   const auto flush_vma = [&] {
     if (!inside) return;
-    census.pmd_bytes += pmd_kb << 10;
+    // hugetlb pages are not in Rss: they have lines of their own.
+    census.pmd_bytes += (pmd_kb + hugetlb_kb) << 10;
     census.pte_bytes += (rss_kb - std::min(rss_kb, pmd_kb)) << 10;
   };
   std::string line;
@@ -107,7 +109,7 @@ absl::StatusOr<MappingCensus> VerifyWithSmaps(const void* addr, size_t length) {
         absl::SimpleHexAtoi(absl::string_view(line.data() + dash + 1, space - dash - 1), &vma_hi)) {
       flush_vma();
       inside = vma_lo < hi && lo < vma_hi;
-      rss_kb = pmd_kb = 0;
+      rss_kb = pmd_kb = hugetlb_kb = 0;
       continue;
     }
     if (!inside) continue;
@@ -117,6 +119,7 @@ absl::StatusOr<MappingCensus> VerifyWithSmaps(const void* addr, size_t length) {
     if (!absl::SimpleAtoi(parts[1], &kb)) continue;
     if (parts[0] == "Rss:") rss_kb = kb;
     if (parts[0] == "FilePmdMapped:" || parts[0] == "ShmemPmdMapped:" || parts[0] == "AnonHugePages:") pmd_kb += kb;
+    if (parts[0] == "Shared_Hugetlb:" || parts[0] == "Private_Hugetlb:") hugetlb_kb += kb;
   }
   flush_vma();
   return census;
@@ -125,6 +128,19 @@ absl::StatusOr<MappingCensus> VerifyWithSmaps(const void* addr, size_t length) {
 absl::StatusOr<MappingCensus> VerifyMapping(const void* addr, size_t length) {
   if (PagemapScanAvailable()) return VerifyWithPagemapScan(addr, length);
   return VerifyWithSmaps(addr, length);
+}
+
+MappingCensus CensusAtPageSize(uint64_t present_bytes, uint64_t page_size) {
+  MappingCensus census;
+  census.method = VerifyMethod::kPageSize;
+  if (page_size >= base::kGiantPageSize) {
+    census.pud_bytes = present_bytes;
+  } else if (page_size >= kHugePageSize) {
+    census.pmd_bytes = present_bytes;
+  } else {
+    census.pte_bytes = present_bytes;
+  }
+  return census;
 }
 
 MappingCensus InferFromWriteFaults(uint64_t minor_faults, uint64_t bytes_touched) {

@@ -1,11 +1,18 @@
-// What the kernel really mapped: bytes of a range backed by PMD (2 MiB)
-// page-table entries versus PTE (4 KiB) entries, read back after the fact.
+// What the kernel really mapped: bytes of a range backed by PUD (1 GiB),
+// PMD (2 MiB) and PTE (4 KiB) page-table entries, read back after the fact.
 //
 // Methods, best first:
 //   pagemap_scan: ioctl(PAGEMAP_SCAN) with PAGE_IS_HUGE on /proc/self/pagemap
-//                 (Linux 6.7+). Exact, per range, DAX included.
-//   smaps:        FilePmdMapped + ShmemPmdMapped + AnonHugePages of the VMAs
-//                 that overlap the range. Whole-VMA granularity; blind to DAX.
+//                 (Linux 6.7+). Exact, per range, DAX included; but a huge
+//                 leaf is a huge leaf: it does not tell 2 MiB from 1 GiB.
+//   smaps:        FilePmdMapped + ShmemPmdMapped + AnonHugePages (and the
+//                 hugetlb lines) of the VMAs that overlap the range.
+//                 Whole-VMA granularity; blind to DAX. Its KernelPageSize is
+//                 the mapping's setting, not what was installed.
+//   page_size:    where the backing has one page size (hugetlbfs, device
+//                 DAX), every present byte is mapped at that size; the
+//                 caller checks the fault count against it
+//                 (CensusAtPageSize).
 //   dax_trace:    fs_dax tracepoints (root, DAX files only); faultbench's
 //                 measure/dax_trace.h counts them, not this layer.
 //   faults:       inferred from minor faults per byte touched: the only
@@ -20,12 +27,13 @@
 
 namespace pmstore::mapping {
 
-enum class VerifyMethod { kPagemapScan, kSmaps, kDaxTrace, kFaults };
+enum class VerifyMethod { kPagemapScan, kSmaps, kDaxTrace, kFaults, kPageSize };
 std::string_view VerifyMethodName(VerifyMethod method);  // "pagemap_scan", ...
 
 struct MappingCensus {
-  uint64_t pmd_bytes = 0;  // present, mapped by PMD entries
+  uint64_t pmd_bytes = 0;  // present, mapped by PMD entries (pagemap_scan, smaps: any huge leaf)
   uint64_t pte_bytes = 0;  // present, mapped by 4 KiB entries
+  uint64_t pud_bytes = 0;  // present, mapped by 1 GiB entries (page_size only: no reader tells them apart)
   VerifyMethod method = VerifyMethod::kPagemapScan;
 };
 
@@ -40,6 +48,10 @@ absl::StatusOr<MappingCensus> VerifyWithSmaps(const void* addr, size_t length);
 // means PTE. Only valid for write faults (read faults on the page cache map
 // up to 16 pages at a time, fault-around).
 MappingCensus InferFromWriteFaults(uint64_t minor_faults, uint64_t bytes_touched);
+
+// The census of `present_bytes` of a mapping whose backing has the one page
+// size `page_size` (4 KiB, 2 MiB or 1 GiB): all of them PTE, PMD or PUD.
+MappingCensus CensusAtPageSize(uint64_t present_bytes, uint64_t page_size);
 
 // True when this kernel answers PAGEMAP_SCAN (probed once, cached).
 bool PagemapScanAvailable();

@@ -9,12 +9,15 @@
 #    it. The ext4 ctest boot runs it; the file is small because long runs
 #    of 4 KiB DAX faults have hung the 6.1 guest under TCG on a busy host
 #    (doc/DAX-VM.md);
-#  - with DAX_VM_NUMA=1, --cpunodebind=block:pmem0 runs on node 1's CPUs;
+#  - with DAX_VM_NUMA=1, --cpunodebind=block:pmem0 runs on node 1's CPUs,
+#    and compare --numa-matrix is CPU node x pmem0, its pages on pmem0's
+#    node (sysfs) in every cell, exact;
 #  - with --fio-jobs: fio's examples/libpmem.fio (tests/faultbench/fio_jobs)
 #    run by fio's own libpmem engine and by faultbench on the DAX mount have
 #    the same jobs and groups (fio_structure.sh), and faultbench's libpmem
-#    writes reached pmem at cache-line granularity (MAP_SYNC); where the VM
-#    has a device DAX node ($DAX_DEV), fio's examples/dev-dax.fio too;
+#    writes reached pmem at cache-line granularity (MAP_SYNC). fio's
+#    examples/dev-dax.fio needs a device DAX node: faultbench_on_devdax.sh
+#    runs it, in the --devdax boots;
 #  - the signature counts pgfault around the workload (the process's own
 #    start-up is left out) and reads PageTables while the mapping is live;
 #  - doctor reads the PAT memtype of the pmem as root (debugfs on demand).
@@ -40,6 +43,8 @@ fbrun() {  # OUT-FILE ARGS...
   fi
 }
 m='.jobs[0].faultbench.mapping'
+# shellcheck source=tests/dax/numa_matrix.sh
+. "$(dirname "$0")/numa_matrix.sh"
 numa_only=0
 carryover=0
 fio_jobs=0
@@ -122,14 +127,16 @@ if [ "${DAX_VM_NUMA:-0}" = 1 ]; then
   fbrun "$out/numa.json" --name=numa --size=8M --rw=write --mapping=pmd --fresh-file --cpunodebind=block:pmem0
   measure "cpunodebind=block:pmem0" "$out/numa.json"
   check "numa: workers on node 1's CPUs [$node1]" "$out/numa.json" ".jobs[0].faultbench.numa.cpus == [$node1]"
+  # DAX pages are pmem0's wherever the policy points: CPU node x the device.
+  numa_matrix fsdax "numa-matrix on fsdax: CPU node x pmem0 (node 1), exact in every cell" \
+    '.numa_matrix.dax_device == "pmem0" and .numa_matrix.mem_nodes == [1] and .numa_matrix.marks["1"] == "block:pmem0" and (.numa_matrix.matrices[0].cells | length) == 2 and .numa_matrix.matrices[0].all_exact and ([.numa_matrix.matrices[0].cells[].page_nodes_source | startswith("device pmem0")] | all)' \
+    --directory="$dir" --name=matrix --size=4M --rw=write --modes=pmd --unlink
 fi
 
 if [ "$fio_jobs" = 1 ]; then
   here=$(cd "$(dirname "$0")/../faultbench" && pwd)
   mkdir -p "$dir/fio-jobs"
-  jobs=(libpmem.fio)
-  if [ -c "${DAX_DEV:-}" ]; then jobs+=(dev-dax.fio); else echo "note: no device DAX node (\$DAX_DEV): dev-dax.fio not run"; fi
-  if FB_DIR=$dir/fio-jobs FB_DAX_DEV=${DAX_DEV:-} "$here/fio_structure.sh" "$fb" "$here/fio_jobs" "${jobs[@]}" \
+  if FB_DIR=$dir/fio-jobs "$here/fio_structure.sh" "$fb" "$here/fio_jobs" libpmem.fio \
        >"$out/fio-jobs.txt" 2>&1; then
     echo "ok: fio's libpmem.fio: fio and faultbench have the same jobs and groups"
   else

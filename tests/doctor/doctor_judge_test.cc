@@ -115,5 +115,70 @@ TEST(DoctorJudgeTest, PageCacheDependsOnFileSystemAndKernel) {
   EXPECT_FALSE(nfs.pmd_possible);
 }
 
+DoctorReport DeviceDax(uint64_t align) {
+  DoctorReport r;
+  r.fixed.page_size = align;
+  r.fixed.devdax = DevDaxFacts{.name = "dax0.0", .size = 1ull << 30, .align = align, .numa_node = 1,
+                               .namespace_name = "namespace0.0", .namespace_mode = "devdax"};
+  r.kernel = "6.1.0";
+  return r;
+}
+
+DoctorReport Hugetlbfs(uint64_t page_size, uint64_t free) {
+  DoctorReport r;
+  r.mount = *ParseMountInfoLine("44 27 0:41 / /mnt/huge rw,relatime - hugetlbfs none rw,pagesize=2M");
+  r.fixed.page_size = page_size;
+  r.fixed.hugetlbfs = HugetlbfsFacts{.mount_point = "/mnt/huge", .page_size = page_size};
+  r.fixed.hugetlbfs->pool = HugetlbPool{.page_size = page_size, .sysfs_dir = "/sys/kernel/mm/hugepages/hugepages-X",
+                                        .nr = free, .free = free};
+  r.kernel = "6.18.0";
+  return r;
+}
+
+bool AnyWarningContains(const DoctorReport& r, const std::string& text) {
+  for (const auto& w : r.warnings) {
+    if (w.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(DoctorJudgeTest, DeviceDaxSaysWhatDoesNotApplyAndThatItsAlignIsThePageSize) {
+  DoctorReport r = DeviceDax(2 << 20);
+  Judge(r);
+  EXPECT_EQ(r.page_source, "device dax");
+  EXPECT_TRUE(r.pmd_possible);
+  EXPECT_TRUE(r.blockers.empty());
+  EXPECT_TRUE(AnyWarningContains(r, "the page cache and file-system extent alignment do not apply"));
+  EXPECT_TRUE(AnyWarningContains(r, "--mapping=pmd or auto"));
+}
+
+TEST(DoctorJudgeTest, DeviceDaxWithA1GiBAlignIsNoPmdAndTheFixIsNdctl) {
+  DoctorReport r = DeviceDax(1 << 30);
+  Judge(r);
+  EXPECT_FALSE(r.pmd_possible);
+  EXPECT_TRUE(AnyFixContains(r, "ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M"));
+  EXPECT_TRUE(AnyWarningContains(r, "--mapping=pud or auto"));
+  const std::string text = RenderText(r);
+  EXPECT_NE(text.find("device DAX dax0.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("One page size here: 1.0 GiB"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n  file system "), std::string::npos) << "a device has none: " << text;
+}
+
+TEST(DoctorJudgeTest, HugetlbfsIsItsPagesizeAndAnEmptyPoolSaysHowToFillIt) {
+  DoctorReport r = Hugetlbfs(2 << 20, 0);
+  Judge(r);
+  EXPECT_EQ(r.page_source, "hugetlbfs");
+  EXPECT_TRUE(r.pmd_possible);
+  EXPECT_TRUE(AnyWarningContains(r, "echo N > /sys/kernel/mm/hugepages/hugepages-X/nr_hugepages"));
+  DoctorReport filled = Hugetlbfs(2 << 20, 8);
+  Judge(filled);
+  EXPECT_FALSE(AnyWarningContains(filled, "no free page"));
+  DoctorReport giant = Hugetlbfs(1 << 30, 1);
+  Judge(giant);
+  EXPECT_FALSE(giant.pmd_possible);
+  EXPECT_TRUE(AnyFixContains(giant, "mount -t hugetlbfs -o pagesize=2M"));
+  EXPECT_NE(RenderText(giant).find("huge page pool       nr_hugepages=1 free=1"), std::string::npos) << RenderText(giant);
+}
+
 }  // namespace
 }  // namespace faultbench::doctor

@@ -452,4 +452,81 @@ TEST(FaultbenchCli, DiffMatchesGroupReportingEntries) {
   EXPECT_TRUE(figures["all jobs [run]"].count("vmstat.pgfault")) << "the run's signature, a job of its own";
 }
 
+// fsdax and the page cache never map 1 GiB: a pud run is refused before
+// anything is made, and a compare whose only mode is pud has nothing to run.
+TEST(FaultbenchCli, PudWhereNothingMaps1GiBIsAOneLineError) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  ExpectOneLineUsageError(Faultbench("run --directory=" + jobs + " --size=4M --mapping=pud", dir),
+                          "--mapping=pud asks for 1 GiB entries");
+  EXPECT_TRUE(std::filesystem::is_empty(jobs));
+  ExpectOneLineUsageError(Faultbench("compare --directory=" + jobs + " --size=4M --modes=pud --repeat=1", dir),
+                          "only hugetlbfs with pagesize=1G and device DAX with align=1G");
+  ExpectOneLineUsageError(Faultbench("run --directory=" + jobs + " --size=4M --mapping=pgd", dir),
+                          "use pmd, pte, pud or auto");
+}
+
+// Every node pair of this machine (one node here): the matrix, its
+// placement, and the heatmap.
+TEST(FaultbenchCli, NumaMatrixRunsEveryNodePairWithItsPlacement) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  Result r = Faultbench("compare --directory=" + jobs + " --size=4M --rw=randwrite --modes=pmd --repeat=1 --numa-matrix "
+                        "--unlink --output-format=json --plot=" + dir.File("matrix.svg"),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json matrix = nlohmann::json::parse(r.out).at("numa_matrix");
+  const size_t cpu_nodes = matrix.at("cpu_nodes").size(), mem_nodes = matrix.at("mem_nodes").size();
+  ASSERT_GE(cpu_nodes, 1u);
+  const nlohmann::json& cells = matrix.at("matrices").at(0).at("cells");
+  ASSERT_EQ(cells.size(), cpu_nodes * mem_nodes);
+  for (const nlohmann::json& cell : cells) {
+    EXPECT_TRUE(cell.at("exact").get<bool>()) << cell;
+    EXPECT_EQ(cell.at("page_nodes").at(std::to_string(cell.at("mem_node").get<int>())), 1024) << cell;
+  }
+  EXPECT_TRUE(matrix.at("matrices").at(0).at("all_exact").get<bool>());
+  EXPECT_TRUE(matrix.at("dax_device").is_null()) << "/var/tmp is page cache";
+  std::ifstream svg(dir.File("matrix.svg"));
+  std::stringstream text;
+  text << svg.rdbuf();
+  EXPECT_EQ(text.str().rfind("<svg", 0), 0u);
+  EXPECT_NE(text.str().find("pmd/mmap: placement exact in every cell"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::is_empty(jobs));
+
+  ExpectOneLineUsageError(Faultbench("compare --directory=" + jobs + " --size=4M --numa-matrix --membind=0", dir),
+                          "--numa-matrix sets --cpunodebind and --membind for each cell");
+  ExpectOneLineUsageError(
+      Faultbench("compare --directory=" + jobs + " --size=4M --numa-matrix --numa-sets='membind=0'", dir),
+      "--numa-matrix and --numa-sets");
+}
+
+// The matrix's cells are compare's variants: the same warm-up, per-variant
+// files and --repeat=auto. With one mode no cell has a pte/pmd pair to
+// judge, so auto stops at the 3 rounds a spread needs.
+TEST(FaultbenchCli, NumaMatrixCellsRepeatAndWarmUpAsCompareVariantsDo) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  Result r = Faultbench("compare --directory=" + jobs + " --size=4M --rw=randwrite --modes=pmd --repeat=auto --numa-matrix "
+                        "--output-format=json --plot=" + dir.File("matrix.svg"),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const size_t cells = doc.at("numa_matrix").at("matrices").at(0).at("cells").size();
+  ASSERT_GE(cells, 1u);
+  EXPECT_EQ(doc.at("rounds"), 3);
+  EXPECT_EQ(doc.at("runs").size(), 3 * cells) << "the warm-up is not one of the runs";
+  EXPECT_EQ(doc.at("repeat_note").get<std::string>().rfind("--repeat=auto: no pte/pmd pair to judge", 0), 0u)
+      << doc.at("repeat_note");
+  for (const auto& run : doc.at("runs")) {
+    const std::string file = run.at("result").at("jobs")[0].at("faultbench").at("file");
+    std::string cell = run.at("numa").get<std::string>();  // "cpu0/mem0" -> "cpu0-mem0"
+    cell[cell.find('/')] = '-';
+    EXPECT_NE(file.find("-pmd-mmap-" + cell + ".0.0"), std::string::npos) << file;
+  }
+  std::ifstream svg(dir.File("matrix.svg"));
+  std::stringstream text;
+  text << svg.rdbuf();
+  EXPECT_NE(text.str().find("3 repeat(s) (--repeat=auto)"), std::string::npos) << "the heatmap's title counts the rounds run";
+}
+
 }  // namespace

@@ -1,8 +1,12 @@
 #include "faultbench/compare/compare.h"
 #include "faultbench/compare/repeat_plan.h"
 #include "faultbench/compare/signature_verdict.h"
+#include "faultbench/compare/numa_matrix.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
 
 namespace faultbench {
 namespace {
@@ -155,6 +159,81 @@ TEST(CompareNumaSets, ParsesSetsAndRejectsUnknownOptions) {
   EXPECT_EQ((*sets)[1].options.interleave, "all");
   EXPECT_FALSE(ParseNumaSets("cpus=0").ok());
   EXPECT_FALSE(ParseNumaSets("membind").ok());
+}
+
+// A two-node machine's plan, as PlanNumaMatrix reads it.
+MatrixPlan TwoNodes() {
+  MatrixPlan plan;
+  plan.cpu_nodes = {0, 1};
+  plan.mem_nodes = {0, 1};
+  plan.node_cpus = {{0, {0}}, {1, {1}}};
+  return plan;
+}
+
+VariantSummary Cell(int cpu, int mem, std::map<int, uint64_t> pages, std::vector<int> cpus) {
+  VariantSummary v = WithIops(PageIntent::kPmd, 100, 90, 110);
+  v.cpu_node = cpu;
+  v.mem_node = mem;
+  v.page_nodes = std::move(pages);
+  v.cpus = std::move(cpus);
+  v.placement_source = "move_pages";
+  return v;
+}
+
+TEST(NumaMatrix, EveryPairIsACellWithItsPolicy) {
+  const std::vector<NumaSet> sets = MatrixSets(TwoNodes());
+  ASSERT_EQ(sets.size(), 4u);
+  EXPECT_EQ(sets[1].label, "cpu0/mem1");
+  EXPECT_EQ(sets[1].options.cpunodebind, "0");
+  EXPECT_EQ(sets[1].options.membind, "1");
+  EXPECT_EQ(sets[1].cpu_node, 0);
+  EXPECT_EQ(sets[1].mem_node, 1);
+  // On DAX the memory is the device: CPU node x the device, no --membind.
+  MatrixPlan dax = TwoNodes();
+  dax.dax_device = "pmem0";
+  dax.mem_nodes = {1};
+  const std::vector<NumaSet> dax_sets = MatrixSets(dax);
+  ASSERT_EQ(dax_sets.size(), 2u);
+  EXPECT_EQ(dax_sets[0].label, "cpu0/pmem0");
+  EXPECT_TRUE(dax_sets[0].options.membind.empty());
+  EXPECT_EQ(dax_sets[0].mem_node, 1);
+}
+
+TEST(NumaMatrix, ACellIsExactOnlyWithEveryPageOnItsNodeAndEveryWorkerOnItsCpus) {
+  const std::vector<VariantSummary> variants = {
+      Cell(0, 0, {{0, 2048}}, {0}),              // exact
+      Cell(0, 1, {{0, 1024}, {1, 1024}}, {0}),   // half the pages on the wrong node
+      Cell(1, 0, {{0, 2048}}, {0, 1}),           // a worker was allowed off node 1
+      Cell(1, 1, {{-1, 2048}}, {1})};            // absent: move_pages on DAX, never exact
+  const std::vector<NumaMatrix> matrices = BuildMatrices(TwoNodes(), variants);
+  ASSERT_EQ(matrices.size(), 1u);
+  EXPECT_EQ(matrices[0].variant, "pmd/mmap");
+  const std::vector<MatrixCell>& cells = matrices[0].cells;
+  ASSERT_EQ(cells.size(), 4u);
+  EXPECT_TRUE(cells[0].exact);
+  EXPECT_EQ(cells[0].placement, "exact");
+  EXPECT_FALSE(cells[1].exact);
+  EXPECT_EQ(cells[1].placement, "pages 0=1024 1=1024");
+  EXPECT_FALSE(cells[2].exact);
+  EXPECT_EQ(cells[2].placement, "cpus 0,1 are not node 1's");
+  EXPECT_FALSE(cells[3].exact);
+  EXPECT_EQ(cells[3].placement, "pages absent=2048");
+  EXPECT_FALSE(matrices[0].AllExact());
+  EXPECT_TRUE(BuildMatrices(TwoNodes(), {variants[0]})[0].AllExact());
+}
+
+TEST(NumaMatrix, RefusesAJobThatAlreadyPinsItsNodes) {
+  JobOptions job;
+  job.directory = "/var/tmp";
+  job.numa.membind = "0";
+  const auto plan = PlanNumaMatrix(job);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("--numa-matrix sets --cpunodebind and --membind"), std::string::npos);
+  job.numa = {};
+  const auto here = PlanNumaMatrix(job);
+  ASSERT_TRUE(here.ok()) << here.status();
+  EXPECT_FALSE(here->cpu_nodes.empty());
+  EXPECT_TRUE(here->dax_device.empty()) << "/var/tmp is not DAX";
 }
 
 }  // namespace

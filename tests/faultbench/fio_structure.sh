@@ -8,7 +8,9 @@
 #
 # FB_DIR (default: a tmpfs mounted here, else a temp dir under $TMPDIR)
 # holds both tools' files; FB_DAX_DEV is the file dev-dax.fio maps (default:
-# a 16 MiB file in FB_DIR; inside the DAX VM a device DAX node).
+# a 16 MiB file in FB_DIR; inside the DAX VM a device DAX node). With
+# FB_KEEP_DIR set, both JSON documents of each job file are kept there
+# (NAME.fio.json, NAME.faultbench.json) for the caller's own checks.
 # --fio-mmap: fio runs libpmem.fio and dev-dax.fio with ioengine=mmap
 # instead, where its own engines cannot run (fio's libpmem refuses files
 # that are not pmem, its dev-dax anything but a device DAX node). The
@@ -90,6 +92,11 @@ for name in "${files[@]}"; do
     verify=\(.faultbench.mapping.verify_method // .faultbench.workers[0].mapping.verify_method)"' "$work/fb.json" |
     tr -s ' \n' ' ' | sed 's/ measure:/\nmeasure:/g'
   echo
+  jq -r --arg n "$name" '.jobs[] | "measure-fio: \($n) \(.jobname) g=\(.groupid) majf=\(.majf) minf=\(.minf) read_ios=\(.read.total_ios) write_ios=\(.write.total_ios)"' "$work/fio.json"
+  if [ -n "${FB_KEEP_DIR:-}" ]; then
+    cp "$work/fio.json" "$FB_KEEP_DIR/$name.fio.json"
+    cp "$work/fb.json" "$FB_KEEP_DIR/$name.faultbench.json"
+  fi
   rm -f "$FB_DIR"/*.0.0 "$FB_DIR"/shared.dat
 done
 exit "$failed"

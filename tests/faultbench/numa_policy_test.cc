@@ -64,5 +64,27 @@ TEST(PagePlacement, TouchedPagesAreOnANodeUntouchedAreAbsent) {
   munmap(p, length);
 }
 
+// DAX pages are the device's: move_pages calls them all absent.
+TEST(DaxPlacement, AllAbsentSamplesArePutOnTheDevicesNode) {
+  PagePlacement dax{.pages_by_node = {{-1, 16384}}, .sampled = 1024};
+  AttributeToDaxDevice(dax, 0, "pmem0");
+  EXPECT_EQ(dax.pages_by_node, (std::map<int, uint64_t>{{0, 16384}}));
+  EXPECT_EQ(dax.source, "device pmem0 (sysfs numa_node)");
+  // Any present page means move_pages saw real pages: left as it was.
+  PagePlacement mixed{.pages_by_node = {{-1, 10}, {0, 20}}, .sampled = 30};
+  AttributeToDaxDevice(mixed, 0, "pmem0");
+  EXPECT_EQ(mixed.pages_by_node.at(-1), 10u);
+  EXPECT_EQ(mixed.source, "move_pages");
+  PagePlacement none;
+  AttributeToDaxDevice(none, 0, "pmem0");
+  EXPECT_TRUE(none.pages_by_node.empty());
+}
+
+TEST(DaxPlacement, NodeZeroHasCpusAndSysfsMinusOneMeansTheOnlyNode) {
+  EXPECT_FALSE(NodeCpus(0).empty());
+  if (numa_max_node() == 0) EXPECT_EQ(NodeFromSysfs(-1, "pmem0").value(), 0);
+  EXPECT_EQ(NodeFromSysfs(0, "pmem0").value(), 0);
+}
+
 }  // namespace
 }  // namespace faultbench

@@ -120,6 +120,65 @@ TEST(TextReport, ShowsFioLinesAndTheVerifiedMapping) {
   EXPECT_NE(text.find("hypervisor: KVM"), std::string::npos);
 }
 
+// A hugetlbfs 1 GiB run: the census is the page size's, and says why.
+RunResult PudRun() {
+  RunResult run = FakeRun();
+  WorkerResult& w = run.workers[0];
+  w.mapping.requested = pmstore::mapping::PageIntent::kPud;
+  w.mapping.census = pmstore::mapping::CensusAtPageSize(8 << 20, 1 << 30);
+  w.mapping.page_size = PageSizeEvidence{.page_size = 1 << 30, .backing = "hugetlbfs /mnt/h (pagesize 1.0 GiB)",
+                                         .presence = "pagemap_scan", .faults = 1, .expected_faults = 1};
+  return run;
+}
+
+TEST(JsonReport, PudBytesAndThePageSizeEvidence) {
+  const nlohmann::json doc = nlohmann::json::parse(RenderRun(PudRun(), OutputFormat::kJson));
+  const auto& m = doc["jobs"][0]["faultbench"]["mapping"];
+  EXPECT_EQ(m["pud_bytes"], 8 << 20);
+  EXPECT_EQ(m["pmd_bytes"], 0);
+  EXPECT_DOUBLE_EQ(m["pud_share"].get<double>(), 1.0);
+  EXPECT_EQ(m["verify_method"], "page_size");
+  EXPECT_EQ(m["differs_from_request"], false);
+  EXPECT_EQ(m["page_size_evidence"]["page_size"], 1 << 30);
+  EXPECT_EQ(m["page_size_evidence"]["presence"], "pagemap_scan");
+  EXPECT_EQ(m["page_size_evidence"]["faults_agree"], true);
+  // pud_bytes is there for every verified run, zero where no 1 GiB entry was.
+  EXPECT_EQ(nlohmann::json::parse(RenderRun(FakeRun(), OutputFormat::kJson))["jobs"][0]["faultbench"]["mapping"]["pud_bytes"], 0);
+}
+
+TEST(TextReport, PudAndTheEvidenceLine) {
+  const std::string text = RenderRun(PudRun(), OutputFormat::kNormal);
+  EXPECT_NE(text.find("verified     : pud=8.0 MiB (100.0%) pmd=0 B (0.0%) pte=0 B [page_size]"), std::string::npos) << text;
+  EXPECT_NE(text.find("evidence     : hugetlbfs /mnt/h (pagesize 1.0 GiB) maps only 1.0 GiB pages; present bytes "
+                      "from pagemap_scan; 1 fault(s) for 1 page(s)\n"),
+            std::string::npos)
+      << text;
+  RunResult too_many = PudRun();
+  too_many.workers[0].mapping.page_size->faults = 600;  // NUMA hinting faults, say
+  EXPECT_NE(RenderRun(too_many, OutputFormat::kNormal).find("more than the page size explains"), std::string::npos);
+}
+
+TEST(CsvReport, PudBytesIsTheLastColumn) {
+  const std::string csv = RenderRun(PudRun(), OutputFormat::kCsv);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_TRUE(header.ends_with(",pud_bytes")) << header;
+  EXPECT_NE(csv.find(",8388608\n"), std::string::npos) << csv;
+}
+
+TEST(MappingOutcomeTest, APudRequestDiffersUnlessPudMapped) {
+  MappingOutcome m;
+  m.verified = true;
+  m.requested = pmstore::mapping::PageIntent::kPud;
+  m.census.pmd_bytes = 8 << 20;
+  EXPECT_TRUE(m.DiffersFromRequest()) << "2 MiB entries are not what a pud run asked for";
+  m.census = pmstore::mapping::CensusAtPageSize(8 << 20, 1 << 30);
+  EXPECT_FALSE(m.DiffersFromRequest());
+  m.requested = pmstore::mapping::PageIntent::kPmd;
+  EXPECT_TRUE(m.DiffersFromRequest()) << "PmdShare counts PUD bytes as present, not as PMD";
+  m.requested = pmstore::mapping::PageIntent::kPte;
+  EXPECT_TRUE(m.DiffersFromRequest());
+}
+
 // Three workers of one job with group_reporting, and a fourth job after a
 // stonewall without it.
 RunResult GroupedRun() {
@@ -164,7 +223,7 @@ TEST(JsonReport, GroupReportingAggregatesAGroupIntoOneEntry) {
   EXPECT_EQ(fb["workers"][2]["mapping"]["pmd_bytes"], 2 << 20);
   EXPECT_EQ(fb["mapping"]["pmd_bytes"], 3 * (2 << 20));
   EXPECT_EQ(fb["mapping"]["pte_bytes"], 3 * (1 << 20));
-  EXPECT_EQ(fb["mapping"]["pud_bytes"], 0) << "the census has no 1 GiB pages today";
+  EXPECT_EQ(fb["mapping"]["pud_bytes"], 0) << "no member had a 1 GiB page";
   EXPECT_NEAR(fb["mapping"]["pmd_share"].get<double>(), 2.0 / 3, 1e-9);
   const auto& reader = doc["jobs"][1];
   EXPECT_EQ(reader["jobname"], "reader");

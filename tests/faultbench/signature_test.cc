@@ -63,12 +63,15 @@ TEST(Signature, AWorkersFaultsSharesAndDaxTalliesAddUp) {
   EXPECT_FALSE(s.verified) << "one worker not read back: the shares are not the run's";
 }
 
-TEST(Signature, PudBytesAreReadWhereTheCensusHasThem) {
-  struct CensusWithPud {
-    uint64_t pmd_bytes = 0, pte_bytes = 0, pud_bytes = 1ull << 30;
-  };
-  EXPECT_EQ(PudBytesOf(CensusWithPud{}), 1ull << 30);
-  EXPECT_EQ(PudBytesOf(pmstore::mapping::MappingCensus{.pmd_bytes = 2 * kMiB}), 0u);
+TEST(Signature, PudBytesMakeThePudShare) {
+  WorkerResult pud, pmd;
+  pud.mapping.verified = pmd.mapping.verified = true;
+  pud.mapping.census = {.pmd_bytes = 0, .pte_bytes = 0, .pud_bytes = 1ull << 30};
+  pmd.mapping.census = {.pmd_bytes = 1ull << 30, .pte_bytes = 0};
+  RunSignature s;
+  SetWorkerParts({pud, pmd}, s);
+  EXPECT_DOUBLE_EQ(s.pud_share, 0.5);
+  EXPECT_DOUBLE_EQ(s.pmd_share, 0.5);
 }
 
 }  // namespace

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "faultbench/sysfacts/device_dax.h"
+#include "faultbench/sysfacts/fixed_page_size.h"
+#include "faultbench/sysfacts/hugetlb.h"
 #include "faultbench/sysfacts/kernel.h"
 #include "faultbench/sysfacts/machine.h"
 #include "faultbench/sysfacts/mount.h"
@@ -86,6 +89,42 @@ TEST(MachineTest, EmulationIsQemusTcgBySignatureOrCpuModel) {
   EXPECT_EQ(EmulationOf("", "QEMU TCG CPU version 2.5+"), "qemu TCG");  // the DAX VM's -cpu max
   EXPECT_EQ(EmulationOf("KVMKVMKVM", "AMD EPYC"), "") << "hardware virtualization runs the real CPU";
   EXPECT_EQ(EmulationOf("", "QEMU Virtual CPU version 2.5+"), "") << "qemu's CPU model under KVM";
+}
+
+// What a new file can get: free pages nobody was promised, plus the
+// surplus overcommit still allows.
+TEST(HugetlbPoolTest, AvailableLeavesOutReservedPagesAndAddsTheOvercommitLeft) {
+  HugetlbPool pool{.page_size = 2 << 20, .sysfs_dir = "/sys/kernel/mm/hugepages/hugepages-2048kB", .nr = 10,
+                   .free = 6, .reserved = 4, .surplus = 1, .overcommit = 3};
+  EXPECT_EQ(pool.Available(), 2u + 2u);
+  pool.reserved = 9;  // more promised than free: none left, not a wrapped-around count
+  pool.overcommit = 0;
+  EXPECT_EQ(pool.Available(), 0u);
+  EXPECT_EQ(pool.ReserveCommand(12), "echo 12 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
+}
+
+// This machine's own sysfs: x86-64 offers 2 MiB and 1 GiB pools.
+TEST(HugetlbPoolTest, ThePoolsOfThisKernelAreReadSmallestFirst) {
+  const std::vector<HugetlbPool> pools = ReadHugetlbPools();
+  if (pools.empty()) GTEST_SKIP() << "no /sys/kernel/mm/hugepages here";
+  EXPECT_TRUE(std::is_sorted(pools.begin(), pools.end(),
+                             [](const auto& a, const auto& b) { return a.page_size < b.page_size; }));
+  const auto two_mib = ReadHugetlbPool(2 << 20);
+  ASSERT_TRUE(two_mib.has_value());
+  EXPECT_EQ(two_mib->sysfs_dir, "/sys/kernel/mm/hugepages/hugepages-2048kB");
+  EXPECT_FALSE(ReadHugetlbPool(3 << 20).has_value());
+}
+
+TEST(FixedPageSizeTest, OrdinaryFilesAndDevicesThatAreNotDaxHaveNone) {
+  EXPECT_FALSE(ReadFixedPageSize("/var/tmp").fixed());
+  EXPECT_FALSE(ReadFixedPageSize("/var/tmp/not-made-yet").fixed());
+  EXPECT_FALSE(ReadHugetlbfsFacts("/var/tmp").has_value());
+  EXPECT_FALSE(ReadDevDaxFactsOfPath("/dev/null").has_value()) << "a character device, but not a dax one";
+  EXPECT_FALSE(ReadDevDaxFactsOfPath("/var/tmp").has_value());
+  FixedPageSize dax{.page_size = 1 << 30, .devdax = DevDaxFacts{.name = "dax0.0", .align = 1 << 30}};
+  EXPECT_EQ(dax.What("/dev/dax0.0"), "device DAX /dev/dax0.0 (align 1.0 GiB)");
+  FixedPageSize huge{.page_size = 2 << 20, .hugetlbfs = HugetlbfsFacts{.mount_point = "/mnt/h", .page_size = 2 << 20}};
+  EXPECT_EQ(huge.What("/mnt/h/f"), "hugetlbfs /mnt/h (pagesize 2.0 MiB)");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "pmstore/base/units.h"
 #include "pmstore/mapping/verify.h"
@@ -210,6 +211,48 @@ TEST(VerifyTest, UntouchedMappingHasNothingPresent) {
   auto census = VerifyMapping(m->address(), m->length());
   ASSERT_TRUE(census.ok());
   EXPECT_EQ(census->pmd_bytes + census->pte_bytes, 0u);
+}
+
+// --mapping=pud's intent: 1 GiB entries need the address and the file
+// offset 1 GiB aligned. On tmpfs the kernel still maps 2 MiB at most; the
+// alignment is what this layer owns.
+TEST(PudIntent, AlignsTheAddressTo1GiBAndTheIntentsNameTheirPageSizes) {
+  TempDir dir;
+  auto m = MapNew(dir.File("f"), {.intent = PageIntent::kPud}, kHugePageSize);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m->address()) % base::kGiantPageSize, 0u);
+  EXPECT_EQ(m->intent(), PageIntent::kPud);
+  EXPECT_EQ(ParsePageIntent("pud").value(), PageIntent::kPud);
+  EXPECT_EQ(PageIntentName(PageIntent::kPud), "pud");
+  EXPECT_NE(ParsePageIntent("pgd").status().message().find("pmd, pte, pud or auto"), std::string::npos);
+  EXPECT_EQ(IntentPageSize(PageIntent::kPud), base::kGiantPageSize);
+  EXPECT_EQ(IntentPageSize(PageIntent::kPmd), kHugePageSize);
+  EXPECT_EQ(IntentPageSize(PageIntent::kPte), kPageSize);
+  EXPECT_EQ(IntentPageSize(PageIntent::kAuto), 0u);
+  for (PageIntent intent : {PageIntent::kPte, PageIntent::kPmd, PageIntent::kPud}) {
+    EXPECT_EQ(IntentOfPageSize(IntentPageSize(intent)), intent);
+  }
+  EXPECT_FALSE(IntentOfPageSize(64 * 1024).has_value());
+}
+
+// A device is opened as it is: never created, grown or renamed.
+TEST(PoolFileDevice, OpensACharacterDeviceAndRefusesToGrowOrRenameIt) {
+  auto device = PoolFile::OpenDevice("/dev/zero", kHugePageSize);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_TRUE(device->device());
+  EXPECT_TRUE(device->dax());
+  EXPECT_EQ(device->size(), kHugePageSize);
+  EXPECT_EQ(device->Grow(4 * kHugePageSize).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(device->size(), kHugePageSize);
+  EXPECT_EQ(device->PublishAs("/dev/zero-renamed").code(), absl::StatusCode::kFailedPrecondition);
+  TempDir dir;
+  ASSERT_TRUE(PoolFile::Open(dir.File("f"), OpenMode::kCreateExclusive, kHugePageSize).ok());
+  auto file = PoolFile::OpenDevice(dir.File("f"), kHugePageSize);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(file.status().message().find("not a character device"), std::string::npos) << file.status();
+  EXPECT_EQ(PoolFile::OpenDevice(dir.File("missing"), kHugePageSize).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(dir.File("missing"))) << "a device path is never created";
 }
 
 }  // namespace

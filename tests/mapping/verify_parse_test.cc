@@ -27,5 +27,20 @@ TEST(InferFromWriteFaultsTest, MixedFaultsGiveAProportionalShare) {
   EXPECT_NEAR(static_cast<double>(c.pmd_bytes), 128.0 * (1 << 20), 2.0 * kHugePageSize);
 }
 
+// A backing with one page size: its size decides the column, nothing else.
+TEST(CensusAtPageSizeTest, ThePageSizeSaysWhichEntriesMapThePresentBytes) {
+  const MappingCensus pud = CensusAtPageSize(64u << 20, base::kGiantPageSize);
+  EXPECT_EQ(pud.pud_bytes, 64u << 20);
+  EXPECT_EQ(pud.pmd_bytes + pud.pte_bytes, 0u);
+  EXPECT_EQ(pud.method, VerifyMethod::kPageSize);
+  EXPECT_EQ(VerifyMethodName(pud.method), "page_size");
+  const MappingCensus pmd = CensusAtPageSize(16u << 20, kHugePageSize);
+  EXPECT_EQ(pmd.pmd_bytes, 16u << 20);
+  EXPECT_EQ(pmd.pud_bytes + pmd.pte_bytes, 0u);
+  const MappingCensus pte = CensusAtPageSize(8192, base::kPageSize);
+  EXPECT_EQ(pte.pte_bytes, 8192u);
+  EXPECT_EQ(pte.pud_bytes + pte.pmd_bytes, 0u);
+}
+
 }  // namespace
 }  // namespace pmstore::mapping
