@@ -3,13 +3,16 @@
 // config struct and calls one entry function.
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "faultbench/cli/command_io.h"
 #include "faultbench/cli/compare_command.h"
+#include "faultbench/cli/diff_command.h"
 #include "faultbench/cli/run_command.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/workload/job_file.h"
@@ -61,13 +64,23 @@ ABSL_FLAG(std::string, modes, "pte,pmd",
           "compare: mapping modes to run (pte, pmd, pud, auto); modes the backing cannot give are named, not run");
 ABSL_FLAG(std::string, engines, "", "compare: engines to run (mmap, pmem2); default: --engine");
 ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g. 'membind=0;membind=1'");
-ABSL_FLAG(int, repeat, 3, "compare: runs per variant");
+ABSL_FLAG(std::string, repeat, "3",
+          "compare: runs per variant, or auto: rounds until the verdict is decided or --repeat-budget runs out");
+ABSL_FLAG(std::string, repeat_budget, "60s", "compare: --repeat=auto stops before a round would end past this time");
+ABSL_FLAG(bool, warmup, true, "compare: one unmeasured run first (memory the hypervisor took back is touched again)");
 ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reproduces 4 KiB carryover)");
-ABSL_FLAG(std::string, plot, "", "compare: write an SVG bar chart (median, min-max) to this file");
+ABSL_FLAG(std::string, plot, "",
+          "compare: write an SVG bar chart (median, min-max, a dot per repeat) to this file; diff: its chart");
 ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to this file (the report still goes to --output)");
 ABSL_FLAG(bool, numa_matrix, false,
           "compare: run every (CPU node, memory node) pair (on DAX: CPU node x the device) and print the matrix; "
           "--plot draws it as a heatmap");
+// --- diff -------------------------------------------------------------------
+ABSL_FLAG(std::string, base, "", "diff: the base side: result files or directories, comma-separated");
+ABSL_FLAG(std::string, new, "", "diff: the new side: result files or directories, comma-separated");
+ABSL_FLAG(std::string, under_test, "kernel",
+          "diff: what may differ between the sides: kernel, fs, build, machine or workload");
+ABSL_FLAG(bool, bisect, false, "diff: for git bisect run: every error exits 125 (cannot judge), never 2");
 
 namespace {
 
@@ -148,9 +161,56 @@ const std::vector<Subcommand>& Subcommands() {
        "  faultbench compare --directory=/mnt/t --size=256M --rw=randread --numa-matrix --plot=matrix.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
        Flags({kFioWorkloadFlags, kEngineFlags, kNumaFlags, kOutputFlags,
-              {"modes", "engines", "numa-sets", "numa-matrix", "repeat", "reuse-file", "plot", "save-json"}})},
+              {"modes", "engines", "numa-sets", "numa-matrix", "repeat", "repeat-budget", "warmup", "reuse-file", "plot",
+               "save-json"}})},
+      {"diff", "diff --base=PATH[,PATH...] --new=PATH[,PATH...] [flags]",
+       "Did anything change between two sets of runs (kernels, builds, file systems, machines), and is it a regression?",
+       "PATHs are files or directories of faultbench run or compare JSON, or fio JSON from any\n"
+       "engine. Jobs are matched by name and variant (faultbench: mapping/engine; fio: ioengine).\n"
+       "Per figure and side it prints min, median, max, mean and %stddev, and the %change of the\n"
+       "means, in LKP's layout. A change is called only when the two sides' ranges separate and\n"
+       "the difference clears the figure's noise floor, with 3 runs a side at least; each figure\n"
+       "knows its worse direction (IOPS down, latency, faults and fallbacks up). Only what\n"
+       "--under-test names may differ between the sides (kernel: the release; build: release and\n"
+       "debug options; fs: file system and mount options; machine: hypervisor, CPU, governor, THP;\n"
+       "workload: job options); anything else prints 'not comparable because ...'. Under emulation\n"
+       "(qemu TCG) only the timing-free signature is judged.\n\n"
+       "Examples:\n"
+       "  faultbench diff --base=results/6.1 --new=results/6.12\n"
+       "  faultbench diff --base=a.json,b.json,c.json --new=fio-new/ --under-test=fs --plot=diff.svg\n\n"
+       "Exit status: 0 no regression, 1 regression, 125 cannot judge (a failed run, not comparable,\n"
+       "too few runs), 2 bad usage; with --bisect every error is 125, for 'git bisect run'.",
+       Flags({{"base", "new", "under-test", "bisect"}, kOutputFlags, {"plot"}})},
   };
   return kSubcommands;
+}
+
+std::vector<std::string> Paths(const std::string& list) {
+  std::vector<std::string> paths;
+  for (absl::string_view path : absl::StrSplit(list, ',', absl::SkipWhitespace())) paths.emplace_back(path);
+  return paths;
+}
+
+int Diff(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    return UsageError(absl::InvalidArgumentError("diff takes its sides as --base=PATH and --new=PATH, no arguments"));
+  }
+  faultbench::DiffCommandConfig config;
+  config.bisect = absl::GetFlag(FLAGS_bisect);
+  config.diff.base_paths = Paths(absl::GetFlag(FLAGS_base));
+  config.diff.new_paths = Paths(absl::GetFlag(FLAGS_new));
+  auto under_test = faultbench::ParseUnderTest(absl::GetFlag(FLAGS_under_test));
+  if (!under_test.ok()) return UsageError(under_test.status());
+  config.diff.under_test = *under_test;
+  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  if (!format.ok()) return UsageError(format.status());
+  if (*format == faultbench::OutputFormat::kCsv) {
+    return UsageError(absl::InvalidArgumentError("diff: --output-format is normal or json"));
+  }
+  config.format = *format;
+  config.output_path = absl::GetFlag(FLAGS_output);
+  config.plot_path = absl::GetFlag(FLAGS_plot);
+  return faultbench::DiffCommand(config);
 }
 
 int RunDoctor(const std::vector<std::string>& args) {
@@ -212,6 +272,23 @@ int Run(const std::vector<std::string>& args) {
   return faultbench::RunCommand(config);
 }
 
+// --repeat=N|auto and --repeat-budget=DURATION into `config`.
+absl::Status ParseRepeat(faultbench::CompareConfig& config) {
+  const std::string repeat = absl::GetFlag(FLAGS_repeat);
+  config.repeat_auto = repeat == "auto";
+  if (!config.repeat_auto && (!absl::SimpleAtoi(repeat, &config.repeat) || config.repeat < 1)) {
+    return absl::InvalidArgumentError("--repeat: '" + repeat + "' is not a count >= 1 or auto");
+  }
+  auto budget = faultbench::ParseSeconds(absl::GetFlag(FLAGS_repeat_budget));
+  if (!budget.ok() || *budget <= 0) {
+    return absl::InvalidArgumentError("--repeat-budget: '" + absl::GetFlag(FLAGS_repeat_budget) +
+                                      "' is not a duration (60s, 2m)");
+  }
+  config.repeat_budget_s = *budget;
+  config.warmup = absl::GetFlag(FLAGS_warmup);
+  return absl::OkStatus();
+}
+
 int Compare(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError(absl::InvalidArgumentError("compare takes no arguments, only flags"));
   auto job = JobFromFlags();
@@ -227,7 +304,7 @@ int Compare(const std::vector<std::string>& args) {
   config.output_path = absl::GetFlag(FLAGS_output);
   config.plot_path = absl::GetFlag(FLAGS_plot);
   config.save_json_path = absl::GetFlag(FLAGS_save_json);
-  config.repeat = absl::GetFlag(FLAGS_repeat);
+  if (absl::Status s = ParseRepeat(config); !s.ok()) return UsageError(s);
   config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
   config.numa_matrix = absl::GetFlag(FLAGS_numa_matrix);
   config.modes.clear();
@@ -252,15 +329,22 @@ int Compare(const std::vector<std::string>& args) {
 int Dispatch(const std::string& name, const std::vector<std::string>& args) {
   if (name == "doctor") return RunDoctor(args);
   if (name == "run") return Run(args);
+  if (name == "diff") return Diff(args);
   return Compare(args);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return pmstore::base::RunMain(argc, argv, "faultbench",
-                                "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
-                                "files, device DAX and hugetlbfs with 4 KiB (PTE), 2 MiB (PMD) or 1 GiB (PUD)\n"
-                                "mappings, NUMA-pinned, and verifies which mapping the kernel really gave.",
-                                Subcommands(), Dispatch);
+  // `diff --bisect`: an error found while the flags are parsed, before the
+  // subcommand sees them, must reach `git bisect run` as 125 too.
+  bool bisect = false;
+  for (int i = 1; i < argc; ++i) bisect = bisect || std::string_view(argv[i]) == "--bisect";
+  const int status = pmstore::base::RunMain(
+      argc, argv, "faultbench",
+      "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
+      "files, device DAX and hugetlbfs with 4 KiB (PTE), 2 MiB (PMD) or 1 GiB (PUD)\n"
+      "mappings, NUMA-pinned, and verifies which mapping the kernel really gave.",
+      Subcommands(), Dispatch);
+  return faultbench::BisectStatus(status, bisect);
 }

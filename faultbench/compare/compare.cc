@@ -10,12 +10,16 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "faultbench/compare/repeat_plan.h"
+#include "faultbench/compare/signature_verdict.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/run/page_size_check.h"
 #include "faultbench/run/runner.h"
+#include "faultbench/stats/change.h"
 #include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/taint/taint.h"
 #include "faultbench/workload/job_file.h"
@@ -137,17 +141,6 @@ absl::StatusOr<doctor::DoctorReport> ExamineLocation(const JobOptions& job) {
   return report;
 }
 
-Spread SpreadOf(std::vector<double> values) {
-  Spread s;
-  if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  s.median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-  s.min = values.front();
-  s.max = values.back();
-  return s;
-}
-
 Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
   Verdict v;
   if (pte == nullptr || pmd == nullptr || pte->iops.median <= 0) {
@@ -156,12 +149,16 @@ Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
   }
   v.available = true;
   v.pmd_over_pte = pmd->iops.median / pte->iops.median;
-  const bool faster = pmd->iops.min > pte->iops.max && v.pmd_over_pte > 1 + kMinEffect;
-  const bool slower = pmd->iops.max < pte->iops.min && v.pmd_over_pte < 1 - kMinEffect;
-  if (faster) {
+  const stats::ChangeJudgement change = stats::JudgeChange(pte->iops, pmd->iops, {.relative = kMinEffect});
+  v.evidence = "IOPS pte vs pmd: " + change.Evidence();
+  v.called = change.change == stats::Change::kUp || change.change == stats::Change::kDown;
+  if (change.change == stats::Change::kUp) {
     v.text = absl::StrFormat("PMD faster x%.2f", v.pmd_over_pte);
-  } else if (slower) {
+  } else if (change.change == stats::Change::kDown) {
     v.text = absl::StrFormat("REGRESSION: PMD slower than PTE x%.2f", 1 / v.pmd_over_pte);
+  } else if (change.change == stats::Change::kTooFewRuns) {
+    v.text = absl::StrFormat("nothing called: %d pte and %d pmd repeats, 3 a mode are needed to know the spread",
+                             pte->iops.n(), pmd->iops.n());
   } else {
     v.text = "no significant difference";
   }
@@ -216,7 +213,7 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   auto collect = [&](double Sample::*field) {
     std::vector<double> values;
     for (const Sample& s : samples) values.push_back(s.*field);
-    return SpreadOf(values);
+    return stats::Summarize(values);
   };
   v.iops = collect(&Sample::iops);
   v.bw_bytes = collect(&Sample::bw_bytes);
@@ -236,8 +233,11 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   return v;
 }
 
-// One verdict per (engine, NUMA set) that has a pmd variant.
-std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variants, bool reuse_file) {
+// One verdict per (engine, NUMA set) that has a pmd variant: on IOPS, or
+// under emulation on the signature. `with_causes`: ask the doctor about
+// the files (the final verdict), not while --repeat=auto is still deciding.
+std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variants, bool reuse_file,
+                                      const std::string& emulation, bool with_causes) {
   std::vector<GroupVerdict> groups;
   for (const VariantSummary& pmd : variants) {
     if (pmd.mode != PageIntent::kPmd) continue;
@@ -247,12 +247,16 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
     }
     GroupVerdict g;
     g.group = absl::StrCat(std::string(EngineName(pmd.engine)), pmd.numa_label == "default" ? "" : "/" + pmd.numa_label);
-    g.verdict = JudgePmdOverPte(pte, &pmd);
+    const bool timings = emulation.empty();
+    g.verdict = timings ? JudgePmdOverPte(pte, &pmd) : JudgePmdOverPteBySignature(pte, &pmd, emulation);
     // A regression needs its causes; so does any result whose pmd runs were
     // not PMD-mapped, because then it is not a PTE-versus-PMD result at all.
-    const bool regression = g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect;
-    if (regression || pmd.pmd_share.median < 0.95) g.verdict.causes = RegressionCauses(pmd, reuse_file);
-    if (g.verdict.available && pmd.pmd_share.median < 0.95) {
+    const bool regression = absl::StartsWith(g.verdict.text, "REGRESSION") ||
+                            (timings && g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect);
+    if (with_causes && (regression || pmd.pmd_share.median < 0.95)) {
+      g.verdict.causes = RegressionCauses(pmd, reuse_file);
+    }
+    if (timings && g.verdict.available && pmd.pmd_share.median < 0.95) {
       g.verdict.text += absl::StrFormat(" (but the pmd runs were %.1f%% PMD-mapped: not a PMD result)",
                                         pmd.pmd_share.median * 100);
     }
@@ -275,7 +279,17 @@ std::string Location(const JobOptions& job) {
   return absl::StrCat(path, " (", fs, ", ", report->page_source, ")");
 }
 
-JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
+// "pte-mmap-membind-1": a variant's label as part of a file name.
+std::string FileLabel(const Variant& variant) {
+  std::string label = variant.Label();
+  for (char& c : label) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c))) c = '-';
+  }
+  return label;
+}
+
+// `fixed`: what backs the files (ReadFixedPageSize), read once per comparison.
+JobOptions VariantJob(const CompareConfig& config, const Variant& variant, const FixedPageSize& fixed) {
   JobOptions job = config.job;
   job.mapping = variant.mode;
   if (variant.engine != job.engine()) {
@@ -283,19 +297,76 @@ JobOptions VariantJob(const CompareConfig& config, const Variant& variant) {
   }
   job.numa = variant.numa.options;
   job.fresh_file = !config.reuse_file;
+  // Fresh files are each variant's own (DIR/NAME-pmd-mmap.0.0), so a run
+  // frees memory of its own kind just before it allocates. With one file
+  // for all, a pmd run right after a pte run found only the 4 KiB pages the
+  // page cache had just freed and took its 2 MiB folios from memory the
+  // host had taken back: measured on ./data (ext4, 1 GiB, free page
+  // reporting, load average 8), pmd after pte 33-97 k IOPS, pmd after pmd
+  // 300-425 k, over 17 rounds; PTE 72-126 k throughout.
+  // hugetlbfs has one kind of memory, its pool, and files kept to the end
+  // would each hold their pages there: one file for every variant.
+  if (!config.reuse_file && job.filename.empty() && !fixed.hugetlbfs) {
+    job.file_stem = absl::StrCat(job.name, "-", FileLabel(variant));
+  }
   job.unlink = false;  // RunComparison deletes them after the last run: the verdict's causes examine them
   return job;
 }
 
+// The unmeasured warm-up: the first variant's workload once, on a file of
+// its own (deleted after), so the memory it will use has been touched. A
+// device DAX device is its own memory: the warm-up runs on it.
+absl::Status WarmUp(const CompareConfig& config, const Variant& first, const FixedPageSize& fixed) {
+  JobOptions job = VariantJob(config, first, fixed);
+  if (job.filename.empty()) {
+    job.file_stem = absl::StrCat(job.file_stem.empty() ? job.name : job.file_stem, "-warmup");
+  } else if (!fixed.devdax) {
+    job.filename += ".warmup";
+  }
+  job.fresh_file = true;
+  job.unlink = true;
+  if (config.progress && isatty(STDERR_FILENO)) {
+    std::fprintf(stderr, "faultbench: warm-up (not measured): %s\n", first.Label().c_str());
+  }
+  RunSettings settings;
+  settings.progress = config.progress;
+  auto run = ExecuteJobs({job}, settings);
+  if (!run.ok()) return absl::Status(run.status().code(), absl::StrCat("warm-up: ", run.status().message()));
+  return absl::OkStatus();
+}
+
+// Whether any group has both a pte and a pmd variant: with none (one mode
+// asked, or a backing with one page size, as every cell of a device DAX
+// matrix) more rounds have nothing to decide.
+bool AnyPair(const std::vector<GroupVerdict>& groups) {
+  return std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return g.verdict.available; });
+}
+
+// --repeat=auto stops once every group with a pair calls a difference (at
+// its fewest rounds when there is no pair to judge).
+bool Decided(const std::vector<GroupVerdict>& groups) {
+  return std::all_of(groups.begin(), groups.end(),
+                     [](const GroupVerdict& g) { return !g.verdict.available || g.verdict.called; });
+}
+
+// What kept the verdicts undecided: each group's evidence that called nothing.
+std::string UndecidedEvidence(const std::vector<GroupVerdict>& groups) {
+  std::string out;
+  for (const GroupVerdict& g : groups) {
+    if (!g.verdict.available || g.verdict.called) continue;
+    absl::StrAppend(&out, out.empty() ? "" : "; ", g.group, ": ", g.verdict.evidence);
+  }
+  return out;
+}
+
 // The variants whose mode the backing can give; the others are named in
 // `skipped` (device DAX and hugetlbfs have one page size each).
-absl::StatusOr<std::vector<Variant>> VariantsTheBackingAllows(const CompareConfig& config,
+absl::StatusOr<std::vector<Variant>> VariantsTheBackingAllows(const CompareConfig& config, const FixedPageSize& fixed,
                                                               std::vector<std::string>& skipped) {
-  const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(config.job, 0));
   std::vector<Variant> allowed;
   absl::Status first_refusal;
   for (const Variant& variant : Variants(config)) {
-    absl::Status fits = CheckMappingFits(VariantJob(config, variant), fixed);
+    absl::Status fits = CheckMappingFits(VariantJob(config, variant, fixed), fixed);
     if (fits.ok()) {
       allowed.push_back(variant);
       continue;
@@ -314,24 +385,28 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
   if (config.repeat < 1) return absl::InvalidArgumentError("--repeat must be >= 1");
   if (config.modes.empty()) return absl::InvalidArgumentError("--modes names no mode");
   CompareOutcome outcome;
-  PMSTORE_ASSIGN_OR_RETURN(const std::vector<Variant> variants, VariantsTheBackingAllows(config, outcome.skipped));
+  const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(config.job, 0));
+  PMSTORE_ASSIGN_OR_RETURN(const std::vector<Variant> variants,
+                           VariantsTheBackingAllows(config, fixed, outcome.skipped));
   // Every variant is checked before the first run, so a bad flag or an
   // unknown node in one NUMA set costs no run.
-  for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant)}));
+  for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant, fixed)}));
 
   outcome.location = Location(config.job);
+  if (config.warmup) PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front(), fixed));
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
   std::vector<std::vector<std::string>> runs_taint;
-  for (int r = 0; r < config.repeat; ++r) {
+  RepeatPlan plan = config.repeat_auto ? RepeatPlan::Auto(config.repeat_budget_s) : RepeatPlan::Fixed(config.repeat);
+  for (int r = 0; plan.StartRound(); ++r) {
     for (size_t k = 0; k < variants.size(); ++k) {
       const size_t i = r % 2 == 0 ? k : variants.size() - 1 - k;  // alternate the order every repeat
+      if (config.progress && isatty(STDERR_FILENO)) {
+        std::fprintf(stderr, "faultbench: repeat %s: %s\n", plan.RoundLabel().c_str(), variants[i].Label().c_str());
+      }
       RunSettings settings;
       settings.progress = config.progress;
-      if (config.progress && isatty(STDERR_FILENO)) {
-        std::fprintf(stderr, "faultbench: repeat %d/%d: %s\n", r + 1, config.repeat, variants[i].Label().c_str());
-      }
-      auto run = ExecuteJobs({VariantJob(config, variants[i])}, settings);
+      auto run = ExecuteJobs({VariantJob(config, variants[i], fixed)}, settings);
       if (!run.ok()) {
         return absl::Status(run.status().code(), absl::StrCat(variants[i].Label(), ": ", run.status().message()));
       }
@@ -343,6 +418,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
       samples[i].push_back(sample);
       for (const WorkerResult& w : run->workers) files[i].push_back(w.file);
       runs_taint.push_back(run->taint);
+      if (outcome.emulation.empty()) outcome.emulation = run->machine.emulation;
       outcome.runs.push_back({{"variant", variants[i].Label()},
                               {"mode", std::string(PageIntentName(variants[i].mode))},
                               {"engine", std::string(EngineName(variants[i].engine))},
@@ -350,11 +426,22 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
                               {"repeat", r},
                               {"result", RunToJson(*run)}});
     }
+    outcome.variants.clear();
+    for (size_t i = 0; i < variants.size(); ++i) {
+      outcome.variants.push_back(Summarize(variants[i], samples[i], files[i]));
+    }
+    if (plan.is_auto()) {
+      plan.EndRound(Decided(JudgeGroups(outcome.variants, config.reuse_file, outcome.emulation, false)));
+    } else {
+      plan.EndRound(false);
+    }
   }
-  for (size_t i = 0; i < variants.size(); ++i) {
-    outcome.variants.push_back(Summarize(variants[i], samples[i], files[i]));
-  }
-  outcome.groups = JudgeGroups(outcome.variants, config.reuse_file);
+  outcome.rounds = plan.rounds();
+  outcome.groups = JudgeGroups(outcome.variants, config.reuse_file, outcome.emulation, true);
+  outcome.repeat_note = plan.is_auto() && !AnyPair(outcome.groups)
+                            ? absl::StrFormat("--repeat=auto: no pte/pmd pair to judge, so the %d rounds a spread needs",
+                                              plan.rounds())
+                            : plan.Note(UndecidedEvidence(outcome.groups));
   outcome.taint = MergeTaint(runs_taint);
   if (config.job.unlink) {
     for (const std::vector<std::string>& variant_files : files) {

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/report/report.h"
+#include "faultbench/stats/summary.h"
 #include "nlohmann/json.hpp"
 #include "faultbench/workload/job_options.h"
 
@@ -44,6 +45,15 @@ struct CompareConfig {
   std::vector<pmstore::mapping::Engine> engines;  // empty: the job's engine
   std::vector<NumaSet> numa_sets;                 // empty: the job's NUMA options
   int repeat = 3;
+  // --repeat=auto: rounds in alternating order until every verdict calls a
+  // difference (3 rounds at least) or `repeat_budget_s` would be exceeded
+  // (at most kMaxAutoRounds); `repeat` is then ignored.
+  bool repeat_auto = false;
+  double repeat_budget_s = 60;
+  // One unmeasured run of the first variant on a file of its own first, so
+  // that memory the hypervisor took back while the machine was idle (free
+  // page reporting) is not charged to the first measured run.
+  bool warmup = true;
   bool reuse_file = false;
   OutputFormat format = OutputFormat::kNormal;
   std::string output_path;
@@ -53,11 +63,9 @@ struct CompareConfig {
   bool numa_matrix = false;  // every (CPU node, memory node) pair: RunNumaMatrix (numa_matrix.h)
 };
 
-// One variant's figures over its repeats.
-struct Spread {
-  double median = 0, min = 0, max = 0;
-};
-Spread SpreadOf(std::vector<double> values);
+// One variant's figures over its repeats (every value kept: the verdict's
+// rule and the plot's dots need them).
+using Spread = stats::Summary;
 
 struct VariantSummary {
   std::string label;  // "pmd/mmap", "pte/pmem2/membind=1"
@@ -76,12 +84,18 @@ struct VariantSummary {
 
 struct Verdict {
   bool available = false;  // both pte and pmd were run
-  double pmd_over_pte = 0;
+  bool called = false;     // a difference was called (faster, slower, REGRESSION)
+  double pmd_over_pte = 0;  // of the median IOPS; not set when judged on the signature
   std::string text;        // "PMD faster x7.62", "no significant difference", "REGRESSION: ..."
+  std::string judged_on = "timings";  // or "signature (emulation: qemu TCG)"
+  std::string evidence;    // the rule's evidence (stats::ChangeJudgement::Evidence)
   std::vector<std::string> causes;  // for a regression: what the doctor found
 };
 
-// The verdict for one (engine, numa) group; `pte` and `pmd` may be null.
+// The verdict for one (engine, numa) group on IOPS; `pte` and `pmd` may be
+// null. A difference is called by stats::JudgeChange (ranges separate, 3 %
+// floor, 3 repeats a mode at least). Under emulation compare judges the
+// signature instead (signature_verdict.h).
 Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd);
 
 // What a compare produced, for the renderers (compare_report.h).
@@ -91,6 +105,9 @@ struct GroupVerdict {
 };
 struct CompareOutcome {
   std::string location;  // "./data (ext4, page cache)": where the files lived
+  std::string emulation;  // "qemu TCG" when the runs ran under emulation: judged on the signature
+  int rounds = 0;         // repeats each variant ran
+  std::string repeat_note;  // --repeat=auto: decided, or why not within the budget
   std::vector<VariantSummary> variants;
   // Modes of --modes that what backs the files cannot give (device DAX and
   // hugetlbfs have one page size): "pte: --mapping=pte asks for ...".

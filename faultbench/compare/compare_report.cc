@@ -10,22 +10,27 @@ namespace {
 
 using nlohmann::json;
 
+bool JudgedOnTimings(const Verdict& v) { return v.judged_on == "timings"; }
+
 json GroupJson(const GroupVerdict& g) {
+  const bool ratio = g.verdict.available && JudgedOnTimings(g.verdict);
   return {{"group", g.group},
-          {"pmd_over_pte", g.verdict.available ? json(g.verdict.pmd_over_pte) : json(nullptr)},
+          {"pmd_over_pte", ratio ? json(g.verdict.pmd_over_pte) : json(nullptr)},
           {"verdict", g.verdict.text},
+          {"called", g.verdict.called},
+          {"judged_on", g.verdict.judged_on},
+          {"evidence", g.verdict.evidence},
           {"causes", g.verdict.causes}};
 }
 
-std::string Workload(const CompareConfig& config) {
-  return absl::StrFormat("%s bs=%d size=%s numjobs=%d", RwModeName(config.job.rw), config.job.bs,
-                         pmstore::base::FormatBytes(config.job.size), config.job.numjobs);
+std::string Repeats(const CompareConfig& config, const CompareOutcome& outcome) {
+  return absl::StrFormat("%d repeat(s)%s", outcome.rounds, config.repeat_auto ? " (--repeat=auto)" : "");
 }
 
 // "PMD/PTE (mmap): 2.50 -> PMD faster x2.50", as the text and the plot show it.
 std::string VerdictLine(const GroupVerdict& g) {
-  return absl::StrFormat("PMD/PTE (%s): %s%s", g.group,
-                         g.verdict.available ? absl::StrFormat("%.2f -> ", g.verdict.pmd_over_pte) : "",
+  const bool ratio = g.verdict.available && JudgedOnTimings(g.verdict);
+  return absl::StrFormat("PMD/PTE (%s): %s%s", g.group, ratio ? absl::StrFormat("%.2f -> ", g.verdict.pmd_over_pte) : "",
                          g.verdict.text);
 }
 
@@ -41,9 +46,18 @@ bool AnyPud(const CompareOutcome& outcome) {
 
 json SpreadJson(const Spread& s) { return {{"median", s.median}, {"min", s.min}, {"max", s.max}}; }
 
+std::string Workload(const CompareConfig& config) {
+  return absl::StrFormat("%s bs=%d size=%s numjobs=%d", RwModeName(config.job.rw), config.job.bs,
+                         pmstore::base::FormatBytes(config.job.size), config.job.numjobs);
+}
+
+std::string WorkloadAndRepeats(const CompareConfig& config, const CompareOutcome& outcome) {
+  return absl::StrCat(Workload(config), ", ", Repeats(config, outcome));
+}
+
 std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome) {
-  std::string out = absl::StrFormat("faultbench compare: %s, %d repeat(s), %s files\nin %s\n\n", Workload(config),
-                                    config.repeat, config.reuse_file ? "reused" : "fresh", outcome.location);
+  std::string out = absl::StrFormat("faultbench compare: %s, %s files\nin %s\n\n", WorkloadAndRepeats(config, outcome),
+                                    config.reuse_file ? "reused" : "fresh", outcome.location);
   const bool pud = AnyPud(outcome);
   absl::StrAppendFormat(&out, "%-22s %22s %10s %10s %10s %11s %7s%s\n", "variant", "IOPS median [min-max]",
                         "MiB/s", "p50 ns", "p99 ns", "faults/MiB", "PMD %", pud ? "   PUD %" : "");
@@ -55,10 +69,17 @@ std::string CompareText(const CompareConfig& config, const CompareOutcome& outco
   }
   for (const std::string& line : outcome.skipped) absl::StrAppend(&out, "not run: ", line, "\n");
   absl::StrAppend(&out, "\n");
+  if (!outcome.emulation.empty()) {
+    absl::StrAppend(&out, "Under emulation (", outcome.emulation,
+                    "): timings are shown but not judged; the verdict is the signature's (faults per MiB, PMD "
+                    "share).\n");
+  }
   for (const GroupVerdict& g : outcome.groups) {
     absl::StrAppend(&out, VerdictLine(g), "\n");
+    if (!g.verdict.evidence.empty()) absl::StrAppend(&out, "  evidence: ", g.verdict.evidence, "\n");
     for (const auto& cause : g.verdict.causes) absl::StrAppend(&out, "  cause: ", cause, "\n");
   }
+  if (!outcome.repeat_note.empty()) absl::StrAppend(&out, outcome.repeat_note, "\n");
   if (!outcome.taint.empty()) {
     absl::StrAppend(&out, "\nTaint (numbers may not compare with a clean bare-metal run):\n");
     for (const auto& line : outcome.taint) absl::StrAppend(&out, "  - ", line, "\n");
@@ -87,6 +108,9 @@ json CompareJson(const CompareOutcome& outcome) {
                      ? json{{"pmd_over_pte", nullptr}, {"verdict", "no verdict: needs both pte and pmd runs"}}
                      : GroupJson(outcome.groups.front());
   return {{"location", outcome.location},
+          {"emulation", outcome.emulation},
+          {"rounds", outcome.rounds},
+          {"repeat_note", outcome.repeat_note},
           {"runs", outcome.runs},
           {"variants", variants},
           {"skipped", outcome.skipped},
@@ -97,14 +121,16 @@ json CompareJson(const CompareOutcome& outcome) {
 
 std::string ComparePlotSvg(const CompareConfig& config, const CompareOutcome& outcome) {
   BarChart chart;
-  chart.title = absl::StrFormat("faultbench compare: %s, %d repeat(s)", Workload(config), config.repeat);
+  chart.title = "faultbench compare: " + WorkloadAndRepeats(config, outcome);
   chart.subtitles.push_back("in " + outcome.location);
   for (const GroupVerdict& g : outcome.groups) chart.subtitles.push_back(VerdictLine(g));
   chart.unit = "IOPS";
   for (const VariantSummary& v : outcome.variants) {
-    // The PMD share says whether a bar is what its label claims.
-    chart.bars.push_back({v.label, absl::StrFormat("PMD %.1f%%", v.pmd_share.median * 100), v.iops.median,
-                          v.iops.min, v.iops.max});
+    // The PMD (for pud, the PUD) share says whether a bar is what its label claims.
+    const bool pud = v.mode == pmstore::mapping::PageIntent::kPud;
+    chart.bars.push_back({v.label,
+                          absl::StrFormat("%s %.1f%%", pud ? "PUD" : "PMD", (pud ? v.pud_share : v.pmd_share).median * 100),
+                          v.iops.median, v.iops.min, v.iops.max, v.iops.sorted});
   }
   return RenderBarChartSvg(chart);
 }

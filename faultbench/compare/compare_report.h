@@ -10,6 +10,10 @@
 
 namespace faultbench {
 
+// "randrw bs=4096 size=1.0 GiB numjobs=1, 6 repeat(s) (--repeat=auto)": the
+// headline of every rendering, the NUMA matrix's too.
+std::string WorkloadAndRepeats(const CompareConfig& config, const CompareOutcome& outcome);
+
 // Header lines (workload, location), one row per variant (medians with the IOPS range), then one
 // "PMD/PTE (group): R -> verdict" line per group and its causes, then the taint.
 std::string CompareText(const CompareConfig& config, const CompareOutcome& outcome);

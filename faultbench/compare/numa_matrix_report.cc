@@ -7,7 +7,6 @@
 #include "absl/strings/str_format.h"
 #include "faultbench/compare/compare_report.h"
 #include "faultbench/plot/heatmap.h"
-#include "pmstore/base/units.h"
 
 namespace faultbench {
 namespace {
@@ -110,9 +109,7 @@ json NumaMatrixJson(const NumaMatrixOutcome& outcome) {
 std::string NumaMatrixSvg(const CompareConfig& config, const NumaMatrixOutcome& outcome) {
   const MatrixPlan& plan = outcome.plan;
   Heatmap h;
-  h.title = absl::StrFormat("faultbench compare --numa-matrix: %s bs=%d size=%s, %d repeat(s)",
-                            RwModeName(config.job.rw), config.job.bs, pmstore::base::FormatBytes(config.job.size),
-                            config.repeat);
+  h.title = "faultbench compare --numa-matrix: " + WorkloadAndRepeats(config, outcome.comparison);
   h.subtitles.push_back("in " + outcome.comparison.location);
   for (const std::string& line : outcome.comparison.taint) {
     if (line.starts_with("hypervisor")) h.subtitles.push_back(line.substr(0, line.find(" (")));

@@ -54,6 +54,14 @@ void JudgeShmem(DoctorReport& r) {
                                      "   (or a new one: mount -t tmpfs -o huge=always tmpfs DIR)")});
 }
 
+// fsdax and device DAX alike map the pmem range with its PAT memtype.
+void WarnUncachedPat(DoctorReport& r) {
+  if (r.pat_memtype.find("uncached") != std::string::npos) {
+    r.warnings.push_back(absl::StrCat("the pmem range has PAT memtype '", r.pat_memtype,
+                                      "': uncached PMD mappings are the 2016 regression (commit 9049771f7d54)"));
+  }
+}
+
 void JudgeDax(DoctorReport& r) {
   r.page_source = "dax";
   if (r.extents.examined && r.extents.file_bytes > 0 && r.extents.aligned_bytes < r.extents.file_bytes) {
@@ -71,10 +79,7 @@ void JudgeDax(DoctorReport& r) {
             ? "new files are PMD-mappable only in 2 MiB aligned extents: check the directory's extsize (xfs_io -c extsize DIR)"
             : "new files are PMD-mappable only in 2 MiB aligned extents: ext4 gives them reliably with bigalloc -C 2M; run doctor on a file to check");
   }
-  if (r.pat_memtype.find("uncached") != std::string::npos) {
-    r.warnings.push_back(absl::StrCat("the pmem range has PAT memtype '", r.pat_memtype,
-                                      "': uncached PMD mappings are the 2016 regression (commit 9049771f7d54)"));
-  }
+  WarnUncachedPat(r);
 }
 
 // Device DAX maps the namespace itself: no page cache, no file system, no
@@ -82,6 +87,7 @@ void JudgeDax(DoctorReport& r) {
 void JudgeDeviceDax(DoctorReport& r) {
   const DevDaxFacts& dax = *r.fixed.devdax;
   r.page_source = "device dax";
+  WarnUncachedPat(r);
   r.warnings.push_back("device DAX maps the namespace directly: the page cache and file-system extent alignment do not "
                        "apply, and there are no fs_dax tracepoints");
   r.warnings.push_back(absl::StrCat("every fault maps exactly the align, ", FormatBytes(dax.align),
@@ -168,8 +174,11 @@ absl::StatusOr<DoctorReport> Examine(const std::string& path) {
   r.kernel = KernelRelease();
   r.pagemap_scan = pmstore::mapping::PagemapScanAvailable();
   r.fixed = ReadFixedPageSize(r.real_path);
-  if (r.fixed.devdax) {  // all sysfs: no need to open the device (root's, 0600)
+  if (r.fixed.devdax) {  // all sysfs (and PAT's debugfs): no need to open the device (root's, 0600)
     r.dax_tracepoints = "not for device DAX (fs_dax traces file systems)";
+    const PatMemtype pat = ReadPatMemtype(r.fixed.devdax->resource, r.fixed.devdax->size);
+    r.pat_memtype = pat.memtype;
+    r.pat_memtype_unknown = pat.unknown_reason;
     Judge(r);
     return r;
   }
@@ -193,7 +202,11 @@ absl::StatusOr<DoctorReport> Examine(const std::string& path) {
   r.block = ReadBlockFacts(st.st_dev);
   auto tracefs = FindDaxTracepoints();
   r.dax_tracepoints = tracefs.ok() ? "available" : std::string(tracefs.status().message());
-  if (r.block.pmem) r.pat_memtype = ReadPatMemtype(r.block.pmem_start, r.block.pmem_size);
+  if (r.block.pmem) {
+    const PatMemtype pat = ReadPatMemtype(r.block.pmem_start, r.block.pmem_size);
+    r.pat_memtype = pat.memtype;
+    r.pat_memtype_unknown = pat.unknown_reason;
+  }
   Judge(r);
   return r;
 }

@@ -40,6 +40,7 @@ struct DoctorReport {
   bool pagemap_scan = false;
   std::string dax_tracepoints;  // "available" or why not
   std::string pat_memtype;      // of the pmem range, "" when unknown
+  std::string pat_memtype_unknown;  // why pat_memtype is "" ("needs root and debugfs", ...)
   // Device DAX or hugetlbfs: the one page size every mapping gets, and the
   // device or mount (with its pool) behind it.
   FixedPageSize fixed;

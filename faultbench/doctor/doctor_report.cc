@@ -66,6 +66,10 @@ void DeviceRows(const DevDaxFacts& d, const Row& row) {
   row("backed by", "device dax (no page cache, no file system)");
 }
 
+void PatRow(const DoctorReport& r, const Row& row) {
+  row("PAT memtype", r.pat_memtype.empty() ? absl::StrCat("unknown (", r.pat_memtype_unknown, ")") : r.pat_memtype);
+}
+
 void FileRows(const DoctorReport& r, const Row& row) {
   row("kind", r.is_file ? absl::StrCat("file, ", FormatBytes(r.file_size)) : "directory");
   row("file system", absl::StrCat(r.mount.fs_type, " on ", r.mount.mount_point, " from ", r.mount.source));
@@ -90,7 +94,7 @@ void FileRows(const DoctorReport& r, const Row& row) {
                           " defrag=", OrUnknown(r.thp.defrag)));
   if (r.mount.fs_type == "tmpfs") row("tmpfs huge=", r.mount.tmpfs_huge.empty() ? "not set (never)" : r.mount.tmpfs_huge);
   row("block device", BlockLine(r.block));
-  if (r.block.pmem) row("PAT memtype", r.pat_memtype.empty() ? "unknown (needs root and debugfs)" : r.pat_memtype);
+  if (r.block.pmem) PatRow(r, row);
 }
 
 }  // namespace
@@ -103,6 +107,7 @@ std::string RenderText(const DoctorReport& r) {
   absl::StrAppend(&out, "faultbench doctor: ", r.path, r.real_path != r.path ? absl::StrCat(" (", r.real_path, ")") : "", "\n");
   if (r.fixed.devdax) {
     DeviceRows(*r.fixed.devdax, row);
+    PatRow(r, row);
   } else {
     FileRows(r, row);
   }
@@ -134,6 +139,7 @@ std::string RenderJson(const DoctorReport& r) {
   j["block_device"] = {{"name", r.block.device}, {"dev", r.block.dev_id}, {"pmem", r.block.pmem},
                        {"numa_node", r.block.numa_node < 0 ? nlohmann::json() : nlohmann::json(r.block.numa_node)}};
   j["pat_memtype"] = r.pat_memtype.empty() ? nlohmann::json() : nlohmann::json(r.pat_memtype);
+  if ((r.block.pmem || r.fixed.devdax) && r.pat_memtype.empty()) j["pat_memtype_unknown"] = r.pat_memtype_unknown;
   j["kernel"] = r.kernel;
   j["pagemap_scan"] = r.pagemap_scan;
   j["dax_tracepoints"] = r.dax_tracepoints;

@@ -111,11 +111,7 @@ std::string RenderHeatmapSvg(const Heatmap& h) {
     height += 3 * kLineHeight + 6 + static_cast<int>(p.cells.size()) * l.cell_height + kLineHeight;
   }
   height += kLineHeight + 10;
-  std::string out = svg::Open(l.width, height, h.title);
-  for (size_t i = 0; i < h.subtitles.size(); ++i) {
-    absl::StrAppendFormat(&out, "<text x=\"%d\" y=\"%d\" fill=\"#333\">%s</text>\n", kMargin,
-                          44 + static_cast<int>(i) * kLineHeight, Escape(h.subtitles[i]));
-  }
+  std::string out = svg::Open(l.width, height, h.title, h.subtitles);
   int top = 34 + static_cast<int>(h.subtitles.size()) * kLineHeight + 12;
   for (const HeatmapPanel& p : h.panels) top = DrawPanel(p, l, top, out);
   absl::StrAppendFormat(&out, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s</text>\n", kMargin, height - 14,

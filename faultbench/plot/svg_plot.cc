@@ -27,7 +27,7 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   const int bar_count = std::max<int>(1, static_cast<int>(chart.bars.size()));
   int text_width = TextWidth(chart.title, kTitleFontSize);
   for (const std::string& line : chart.subtitles) text_width = std::max(text_width, TextWidth(line, kFontSize));
-  const std::string footer = "bars: median; whiskers: min-max across repeats";
+  const std::string footer = "bars: median; whiskers: min-max across repeats; dots: each repeat";
   text_width = std::max(text_width, TextWidth(footer, kFontSize));
   const int plot_width = std::max(bar_count * kMinSlot, text_width - kLeft + kMargin);
   const int width = kLeft + plot_width + kMargin;
@@ -37,17 +37,16 @@ std::string RenderBarChartSvg(const BarChart& chart) {
   const int top = 34 + static_cast<int>(chart.subtitles.size()) * kLineHeight + 16;
   const int height = top + kPlotHeight + 3 * kLineHeight + 28;
   double highest = 0;
-  for (const PlotBar& b : chart.bars) highest = std::max({highest, b.max, b.median});
+  for (const PlotBar& b : chart.bars) {
+    highest = std::max({highest, b.max, b.median});
+    for (double p : b.points) highest = std::max(highest, p);
+  }
   if (highest <= 0) highest = 1;
   const double step = AxisStep(highest * 1.05);
   const double axis_top = std::ceil(highest * 1.05 / step) * step;
   auto y = [&](double v) { return top + kPlotHeight - v / axis_top * kPlotHeight; };
 
-  std::string svg = svg::Open(width, height, chart.title);
-  for (size_t i = 0; i < chart.subtitles.size(); ++i) {
-    absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#333\">%s</text>\n", kMargin,
-                          44 + static_cast<int>(i) * kLineHeight, Escape(chart.subtitles[i]));
-  }
+  std::string svg = svg::Open(width, height, chart.title, chart.subtitles);
   const int ticks = static_cast<int>(std::lround(axis_top / step));
   for (int i = 0; i <= ticks; ++i) {
     const double v = step * i;
@@ -71,6 +70,16 @@ std::string RenderBarChartSvg(const BarChart& chart) {
                           "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
                           mid, mid, y(b.min), y(b.max), mid - 8, mid + 8, y(b.min), y(b.min), mid - 8, mid + 8,
                           y(b.max), y(b.max));
+    // Dots spread across the middle half of the bar, so equal values stay apart.
+    for (size_t p = 0; p < b.points.size(); ++p) {
+      const double offset = b.points.size() == 1 ? 0.0
+                                                 : (static_cast<double>(p) / static_cast<double>(b.points.size() - 1) - 0.5) *
+                                                       bar_width / 2;
+      absl::StrAppendFormat(&svg,
+                            "<circle class=\"repeat\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"white\" "
+                            "stroke=\"black\"/>\n",
+                            mid + offset, y(b.points[p]));
+    }
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", mid,
                           y(b.max) - 6, Short(b.median, 3));
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", mid,

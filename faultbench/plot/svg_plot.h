@@ -1,5 +1,6 @@
 // A bar chart as a standalone SVG file: one bar per variant (its median),
-// with a min-max whisker for the spread across repeats. Written by the tool
+// with a min-max whisker for the spread across repeats and a dot for each
+// repeat, so one disturbed run is seen as one dot, not as a long whisker. Written by the tool
 // itself so a result directory needs no plotting package to be read.
 //
 // plot/ knows charts, not faultbench's results: callers (compare/) turn
@@ -17,6 +18,7 @@ struct PlotBar {
   std::string label;  // under the bar
   std::string note;   // a second line under it (e.g. "PMD 99.2%"); may be empty
   double median = 0, min = 0, max = 0;
+  std::vector<double> points;  // each repeat, drawn as a dot over the bar
 };
 
 struct BarChart {

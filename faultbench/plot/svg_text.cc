@@ -25,17 +25,22 @@ double AxisStep(double top) {
 }
 
 std::string Short(double value, int precision) {
-  if (value >= 1e6) return absl::StrFormat("%.*gM", precision, value / 1e6);
-  if (value >= 1e3) return absl::StrFormat("%.*gk", precision, value / 1e3);
+  if (std::fabs(value) >= 1e6) return absl::StrFormat("%.*gM", precision, value / 1e6);
+  if (std::fabs(value) >= 1e3) return absl::StrFormat("%.*gk", precision, value / 1e3);
   return absl::StrFormat("%.*g", precision, value);
 }
 
-std::string Open(int width, int height, const std::string& title) {
-  return absl::StrFormat(
+std::string Open(int width, int height, const std::string& title, const std::vector<std::string>& subtitles) {
+  std::string svg = absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
       "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
       "<text x=\"%d\" y=\"24\" font-size=\"%d\">%s</text>\n",
       width, height, kFontSize, kMargin, kTitleFontSize, Escape(title));
+  for (size_t i = 0; i < subtitles.size(); ++i) {
+    absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" fill=\"#333\">%s</text>\n", kMargin,
+                          44 + static_cast<int>(i) * kLineHeight, Escape(subtitles[i]));
+  }
+  return svg;
 }
 
 }  // namespace faultbench::svg

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "faultbench/report/report.h"
+#include "faultbench/report/signature_report.h"
 
 #ifndef FAULTBENCH_VERSION
 #define FAULTBENCH_VERSION "unknown"
@@ -273,6 +274,8 @@ json RunToJson(const RunResult& run) {
           {"timestamp_ms", run.timestamp_ms},
           {"time", when},
           {"jobs", jobs},
+          {"signature", SignatureJson(run.signature)},
+          {"system", SystemJson(run)},
           {"taint", run.taint}};
 }
 

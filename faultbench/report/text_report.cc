@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "faultbench/report/report.h"
+#include "faultbench/report/signature_report.h"
 #include "pmstore/base/units.h"
 
 namespace faultbench {
@@ -219,6 +220,7 @@ std::string RenderText(const RunResult& run) {
     }
   }
   for (const GroupRunStatus& g : RunStatusGroups(entries)) AppendRunStatus(out, g);
+  absl::StrAppend(&out, SignatureText(run.signature));
   if (!run.taint.empty()) {
     absl::StrAppend(&out, "\nTaint (numbers may not compare with a clean bare-metal run):\n");
     for (const auto& line : run.taint) absl::StrAppend(&out, "  - ", line, "\n");

@@ -6,14 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "faultbench/result/signature.h"
 #include "faultbench/result/worker_result.h"
 #include "faultbench/sysfacts/machine.h"
+#include "faultbench/sysfacts/mount.h"
 
 namespace faultbench {
 
 struct RunResult {
   std::vector<WorkerResult> workers;  // job by job, worker by worker
   MachineState machine;
+  MountFacts filesystem;   // the mount holding the first job's files
+  RunSignature signature;  // what the kernel counted over the workload (signature.h)
   std::vector<std::string> taint;
   int64_t timestamp_ms = 0;  // wall clock at the start
   uint64_t start_ns = 0;     // CLOCK_MONOTONIC at the start, for the workers' start_ns and end_ns

@@ -22,6 +22,7 @@
 #include "faultbench/run/cpus.h"
 #include "faultbench/run/page_size_check.h"
 #include "faultbench/run/progress_line.h"
+#include "faultbench/run/signature_probe.h"
 #include "faultbench/run/target.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/fixed_page_size.h"
@@ -52,6 +53,15 @@ ExistingTarget Existing(const WorkerContext& c) {
   return c.job->fresh_file && !c.fixed.devdax ? ExistingTarget{} : StatTarget(c.file);
 }
 
+// The mount holding a file, recorded with the run: a comparison of runs
+// must know whether they ran on the same kind of file system.
+MountFacts FileSystemOf(const std::string& file) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(file), ec);
+  if (ec) return {};
+  return ReadMountFacts(dir.string()).value_or(MountFacts{});
+}
+
 // Replaces the worker's census with the tracepoints' account: 2 MiB per
 // PMD fault that installed an entry (NOPAGE, NEEDDSYNC), 4 KiB per PTE
 // fault, clamped to the worker's range. DAX files only (statx).
@@ -72,6 +82,7 @@ struct WorkerPlan {
   std::vector<std::vector<size_t>> stages;    // indices into contexts, stage by stage
   std::vector<std::unique_ptr<std::latch>> latches;              // start lines, shared-file latches
   std::vector<std::unique_ptr<std::atomic<uint64_t>>> progress;  // I/Os done, one per worker
+  std::vector<std::unique_ptr<SignatureProbe>> probes;          // the signature's readings, one per stage
 };
 
 // fio's groupid and the stage of each job. A stonewall (or new_group)
@@ -197,7 +208,11 @@ absl::StatusOr<WorkerPlan> PlanWorkers(const std::vector<JobOptions>& jobs, cons
   for (const std::vector<size_t>& members : plan.stages) {
     ShareFiles(plan, members);
     plan.latches.push_back(std::make_unique<std::latch>(static_cast<std::ptrdiff_t>(members.size())));
-    for (size_t i : members) plan.contexts[i].start_line = plan.latches.back().get();
+    plan.probes.push_back(std::make_unique<SignatureProbe>(static_cast<std::ptrdiff_t>(members.size())));
+    for (size_t i : members) {
+      plan.contexts[i].start_line = plan.latches.back().get();
+      plan.contexts[i].probe = plan.probes.back().get();
+    }
   }
   PMSTORE_RETURN_IF_ERROR(CheckFixedPageSizeJobs(plan.contexts));
   PMSTORE_RETURN_IF_ERROR(CheckSpace(plan));
@@ -233,6 +248,8 @@ std::optional<DaxTraceSession> MaybeStartDaxTrace(const WorkerPlan& plan, const 
 
 // Starts the workers of one stage at once and waits for all of them,
 // tracing DAX faults around them where that is how the mapping is verified.
+// The stage's probe adds what the kernel counted between its start and
+// finish lines to the run's signature.
 void RunWorkers(const WorkerPlan& plan, const std::vector<size_t>& stage, RunResult& run) {
   std::optional<DaxTraceSession> dax_trace = MaybeStartDaxTrace(plan, stage);
   std::vector<std::thread> threads;
@@ -240,6 +257,8 @@ void RunWorkers(const WorkerPlan& plan, const std::vector<size_t>& stage, RunRes
     threads.emplace_back([&, i] { run.workers[i] = RunWorker(plan.contexts[i]); });
   }
   for (auto& t : threads) t.join();
+  const SignatureProbe& probe = *plan.contexts[stage.front()].probe;
+  if (probe.complete()) AddCounterDeltas(probe.at_start(), probe.at_finish(), run.signature);
   if (!dax_trace) return;
   auto tally = dax_trace->Stop();
   if (tally.ok()) ApplyDaxTrace(*tally, run.workers[stage[0]]);
@@ -256,6 +275,7 @@ void RunStages(const RunSettings& settings, const WorkerPlan& plan, RunResult& r
     for (const std::vector<size_t>& stage : plan.stages) RunWorkers(plan, stage, run);
   }
   run.wall_s = static_cast<double>(MonotonicNs() - start_ns) / 1e9;
+  SetWorkerParts(run.workers, run.signature);
 }
 
 // A worker whose mapping differs from its request carries what the doctor
@@ -312,6 +332,7 @@ absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const
   run.machine = ReadMachineState();
   run.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
+  run.filesystem = FileSystemOf(plan.contexts.front().file);
   RunStages(settings, plan, run);
   AskTheDoctorWhy(run);
   UnlinkJobFiles(run);  // only now, once the doctor has looked at the files it needed

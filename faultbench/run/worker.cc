@@ -446,13 +446,23 @@ void Worker::AttributeDaxPages(PagePlacement& placement) const {
   if (!block.device.empty()) AttributeToDaxDevice(placement, block.numa_node, block.device);
 }
 
-// The steps that touch the mapping, run under RunUnlessBusError.
+// The steps that touch the mapping, run under RunUnlessBusError. The
+// signature's finish line comes between the I/O and the read-back, so the
+// read-back is not counted and the mapping is still live there.
 struct MappedSteps {
   Worker* worker;
   WorkerResult* result;
+  SignatureProbe* probe;
+  bool at_finish_line = false;
+  void ReachFinishLine() {
+    if (probe == nullptr || at_finish_line) return;
+    at_finish_line = true;
+    probe->AtFinishLine();
+  }
   static void Run(void* arg) {
     auto* steps = static_cast<MappedSteps*>(arg);
     steps->worker->Measure(*steps->result);
+    steps->ReachFinishLine();
     steps->worker->ReadBack(*steps->result);
   }
 };
@@ -474,14 +484,17 @@ WorkerResult RunWorker(const WorkerContext& context) {
     if (!context.file_ready->try_wait()) context.file_ready->count_down();
   }
   if (context.start_line != nullptr) context.start_line->arrive_and_wait();
+  if (context.probe != nullptr) context.probe->AtStartLine(status.ok());
   if (!status.ok()) {
     result.error = std::string(status.message());
     result.failed_in_setup = true;
     return result;
   }
-  MappedSteps steps{&worker, &result};
+  MappedSteps steps{&worker, &result, context.probe};
   void* address = nullptr;
-  if (!RunUnlessBusError(&MappedSteps::Run, &steps, &address)) {
+  const bool no_bus_error = RunUnlessBusError(&MappedSteps::Run, &steps, &address);
+  steps.ReachFinishLine();  // a SIGBUS in the I/O skipped it; the others wait there
+  if (!no_bus_error) {
     result.bus_error = true;
     result.error = absl::StrCat("SIGBUS at offset ", worker.FileOffsetOf(address), " of ", result.file,
                                 ": the file no longer backs its mapping (truncated during the run, or no space "

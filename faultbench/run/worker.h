@@ -14,6 +14,7 @@
 
 #include "faultbench/numa/numa_policy.h"
 #include "faultbench/result/worker_result.h"
+#include "faultbench/run/signature_probe.h"
 #include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/workload/job_layout.h"
 #include "faultbench/workload/job_options.h"
@@ -44,6 +45,9 @@ struct WorkerContext {
   // Every worker of the stage arrives here once set up (or failed), so the
   // measured intervals of concurrent workers overlap.
   std::latch* start_line = nullptr;
+  // Reads the counters of the run's signature at its stage's start and finish
+  // lines (signature_probe.h); null: no signature.
+  SignatureProbe* probe = nullptr;
   // I/Os done so far, for the progress line (updated every 64 I/Os).
   std::atomic<uint64_t>* progress = nullptr;
   // Records every block offset (bytes from the start of the worker's

@@ -51,7 +51,42 @@ KernelConfig ReadKernelConfig() {
   return config;
 }
 
-std::vector<std::string> DebugOptionsIn(const std::string& config_text) {
+namespace {
+
+// Options that are off until the command line turns them on.
+struct BootGated {
+  const char* option;
+  const char* parameter;       // the command-line word that turns it on
+  const char* on_by_default;   // a config option that turns it on without one, or nullptr
+};
+constexpr BootGated kBootGated[] = {
+    {"CONFIG_PAGE_POISONING", "page_poison=1", nullptr},
+    {"CONFIG_DEBUG_PAGEALLOC", "debug_pagealloc=on", "CONFIG_DEBUG_PAGEALLOC_ENABLE_DEFAULT=y"},
+    {"CONFIG_PAGE_OWNER", "page_owner=on", nullptr},
+};
+
+bool HasWord(const std::string& text, const std::string& word) {
+  std::istringstream words(text);
+  std::string w;
+  while (words >> w) {
+    if (w == word) return true;
+  }
+  return false;
+}
+
+// False for a boot-gated option the command line leaves off.
+bool Active(const std::string& option, const std::string& config_text, const std::string& cmdline) {
+  for (const BootGated& g : kBootGated) {
+    if (option != g.option) continue;
+    const bool default_on = g.on_by_default != nullptr && config_text.find(absl::StrCat(g.on_by_default, "\n")) != std::string::npos;
+    return default_on || HasWord(cmdline, g.parameter);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> DebugOptionsIn(const std::string& config_text, const std::string& cmdline) {
   static const char* const kDebugOptions[] = {
       "CONFIG_LOCKDEP",         "CONFIG_PROVE_LOCKING", "CONFIG_DEBUG_VM",        "CONFIG_KASAN",
       "CONFIG_DEBUG_PAGEALLOC", "CONFIG_DEBUG_OBJECTS", "CONFIG_DEBUG_ATOMIC_SLEEP", "CONFIG_KCSAN",
@@ -62,7 +97,7 @@ std::vector<std::string> DebugOptionsIn(const std::string& config_text) {
   std::string line;
   while (std::getline(lines, line)) {
     for (const char* option : kDebugOptions) {
-      if (line == absl::StrCat(option, "=y")) enabled.emplace_back(option);
+      if (line == absl::StrCat(option, "=y") && Active(option, config_text, cmdline)) enabled.emplace_back(option);
     }
   }
   return enabled;

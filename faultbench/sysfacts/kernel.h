@@ -17,7 +17,13 @@ struct KernelConfig {
 };
 KernelConfig ReadKernelConfig();
 
-// Debug options of interest that a kernel config text enables.
-std::vector<std::string> DebugOptionsIn(const std::string& config_text);
+// Debug options of interest that a kernel config text enables and that are
+// active under the kernel command line `cmdline`: CONFIG_PAGE_POISONING,
+// CONFIG_DEBUG_PAGEALLOC and CONFIG_PAGE_OWNER only make a feature
+// available, which page_poison=1, debug_pagealloc=on (or
+// CONFIG_DEBUG_PAGEALLOC_ENABLE_DEFAULT) and page_owner=on turn on; Debian's
+// stock 6.1 and 6.12 kernels set CONFIG_PAGE_POISONING=y and are no debug
+// kernels.
+std::vector<std::string> DebugOptionsIn(const std::string& config_text, const std::string& cmdline);
 
 }  // namespace faultbench

@@ -20,6 +20,11 @@ std::vector<std::string> TaintLines(const MachineState& state, double cpu_busy_f
     lines.push_back(absl::StrCat("hypervisor: ", state.hypervisor,
                                  " (PAT/EPT effects differ from bare metal; a VM hid the 2016 PMD regression)"));
   }
+  if (!state.emulation.empty()) {
+    lines.push_back(absl::StrCat("emulation: ", state.emulation,
+                                 " (the CPU is emulated in software: timings are not performance figures; fault "
+                                 "counts, tracepoint tallies and the signature are exact)"));
+  }
   if (state.free_page_reporting) {
     lines.push_back(
         "free page reporting: the hypervisor takes back guest memory that stays free, so the first touch of it "

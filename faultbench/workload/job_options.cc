@@ -187,8 +187,9 @@ std::string WorkerFilePath(const JobOptions& job, int index) {
     return absl::StrCat(job.directory, "/", job.filename);
   }
   const int job_number = job.shared_file ? 0 : index;
+  const std::string& job_name = job.file_stem.empty() ? job.name : job.file_stem;
   const std::string name = absl::StrReplaceAll(
-      job.filename_format, {{"$jobname", job.name}, {"$jobnum", absl::StrCat(job_number)}, {"$filenum", "0"}});
+      job.filename_format, {{"$jobname", job_name}, {"$jobnum", absl::StrCat(job_number)}, {"$filenum", "0"}});
   return absl::StrCat(job.directory, "/", name);
 }
 

@@ -100,6 +100,9 @@ struct JobOptions {
   std::string description;
   std::string filename;   // one file, relative to directory when both are given
   std::string directory;  // files named by filename_format inside, as fio names them
+  // What $jobname stands for in filename_format when it is not `name`
+  // (compare gives each variant files of its own); "" = name.
+  std::string file_stem;
   std::string filename_format = "$jobname.$jobnum.$filenum";
   uint64_t size = 0;          // bytes per job (per file), rounded down to bs; 0: the file's size
   unsigned size_percent = 0;  // size=N%: N percent of the file's real size (0: not a percentage)
@@ -171,8 +174,9 @@ struct JobOptions {
 absl::Status ValidateJob(const JobOptions& job);
 
 // The file worker `index` uses: filename (under directory when both are
-// set), or filename_format's name inside directory ($jobname, $jobnum =
-// the worker, $filenum = 0), or the one file of a --shared-file job.
+// set), or filename_format's name inside directory ($jobname = file_stem
+// when set, else the job's name; $jobnum = the worker, $filenum = 0), or
+// the one file of a --shared-file job.
 std::string WorkerFilePath(const JobOptions& job, int index);
 
 // Deletes a job's file for `flag` (--fresh-file before a run, --unlink

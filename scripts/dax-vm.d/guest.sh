@@ -21,6 +21,13 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
 log "up at $(uptime_s) s, kernel $(uname -r)"
 
+# The booted kernel's config where faultbench looks for it, when the
+# kernel is not the host's (scripts/dax-vm --config, --kernel-package).
+if [ -s "$out/kernel-config" ]; then
+  mount -t tmpfs -o mode=755 tmpfs /boot && cp "$out/kernel-config" "/boot/config-$(uname -r)" \
+    || log "cannot show the kernel config at /boot/config-$(uname -r)"
+fi
+
 # Device DAX: the namespace becomes /dev/daxX.Y with the asked align; the
 # command finds it in DAX_DEV. Nothing to make or mount.
 setup_devdax() {
@@ -37,8 +44,10 @@ setup_devdax() {
   export DAX_DEV=/dev/$chardev DAX_VM_DEVDAX=$DAXVM_DEVDAX
 }
 
+# fsdax: /dev/pmem0 with the file system made (make-fs.sh) and mounted -o
+# dax; DAX_VM_DEV names the device for scripts/dax-vm.d/remake-fs.
 setup_fsdax() {
-  dev=/dev/pmem0
+  local dev=/dev/pmem0 keep=0 why
   if [ "${DAXVM_NVDIMM:-0}" = 1 ] && ndctl list -n namespace0.0 2>/dev/null | grep -Eq '"mode": ?"fsdax"'; then
     log "nvdimm: namespace0.0 is fsdax already"
   else
@@ -47,30 +56,17 @@ setup_fsdax() {
   fi
   for _ in $(seq 50); do [ -b "$dev" ] && break; sleep 0.2; done
   [ -b "$dev" ] || fail "$dev did not appear"
-  mkfs=1
   if [ "${DAXVM_NVDIMM:-0}" = 1 ] && [ "$(blkid -o value -s TYPE "$dev" 2>/dev/null)" = "$DAXVM_FS" ]; then
     log "nvdimm: keeping the $DAXVM_FS file system on $dev"
-    mkfs=0
+    keep=1
   fi
   mnt=/run/dax
-  case "$DAXVM_FS" in
-    ext4)
-      # shellcheck disable=SC2086
-      [ "$mkfs" = 0 ] || mkfs.ext4 -q -F ${DAXVM_MKFS_OPTS:--b 4096 -O bigalloc -C 2M -E nodiscard} "$dev" || fail "mkfs.ext4 failed"
-      mount -t ext4 -o dax "$dev" "$mnt" || fail "mount -o dax failed"
-      ;;
-    xfs)
-      # shellcheck disable=SC2086
-      [ "$mkfs" = 0 ] || mkfs.xfs -q -f -K ${DAXVM_MKFS_OPTS:--d su=2m,sw=1 -m reflink=0} "$dev" || fail "mkfs.xfs failed"
-      mount -t xfs -o dax "$dev" "$mnt" || fail "mount -o dax failed"
-      xfs_io -c 'extsize 2m' "$mnt" || fail "xfs_io extsize failed"
-      ;;
-    *) fail "unknown file system $DAXVM_FS" ;;
-  esac
-  chmod 1777 "$mnt"
-  [ "$mkfs" = 0 ] || log "mkfs options: ${DAXVM_MKFS_OPTS:-defaults}"
+  # shellcheck source=make-fs.sh
+  . "$DAXVM_ROOT/scripts/dax-vm.d/make-fs.sh"
+  why=$(make_fs "$DAXVM_FS" "$dev" "$mnt" "${DAXVM_MKFS_OPTS:-}" "$keep") || fail "$why"
+  [ -z "$why" ] || echo "$why"
   log "$DAXVM_FS on $dev (NUMA node $(cat /sys/block/pmem0/device/numa_node 2>/dev/null || echo ?)) mounted -o dax at $mnt; ready at $(uptime_s) s"
-  export DAX_DIR=$mnt DAX_VM_FS=$DAXVM_FS
+  export DAX_DIR=$mnt DAX_VM_FS=$DAXVM_FS DAX_VM_DEV=$dev
 }
 
 mnt=""

@@ -17,7 +17,10 @@
 #    the same jobs and groups (fio_structure.sh), and faultbench's libpmem
 #    writes reached pmem at cache-line granularity (MAP_SYNC). fio's
 #    examples/dev-dax.fio needs a device DAX node: faultbench_on_devdax.sh
-#    runs it, in the --devdax boots.
+#    runs it, in the --devdax boots;
+#  - the signature counts pgfault around the workload (the process's own
+#    start-up is left out) and reads PageTables while the mapping is live;
+#  - doctor reads the PAT memtype of the pmem as root (debugfs on demand).
 # Prints `dax-measure:` lines with the counts (doc/DAX-VM.md).
 set -u
 fb=$1
@@ -56,9 +59,24 @@ done
 
 if [ "$numa_only" = 0 ]; then
 
-# PMD: 64 MiB = 32 PMDs, written once.
+# PMD: 64 MiB = 32 PMDs, written once. The machine's pgfault is also read
+# around the whole process, to show what the signature leaves out.
+outer_before=$(awk '$1 == "pgfault" { print $2 }' /proc/vmstat)
 fbrun "$out/pmd.json" --name=pmd --size=64M --rw=write --mapping=pmd --fresh-file
+outer_after=$(awk '$1 == "pgfault" { print $2 }' /proc/vmstat)
 measure "mapping=pmd rw=write" "$out/pmd.json"
+jq -r --argjson outer "$((outer_after - outer_before))" '"dax-measure: signature pgfault: around the process +\($outer), around the workload +\(.signature.vmstat.pgfault), the worker'"'"'s own faults \(.jobs[0].minf + .jobs[0].majf)"' "$out/pmd.json"
+check "signature: pgfault counted around the workload, not the process start-up" "$out/pmd.json" \
+  "(.jobs[0].minf + .jobs[0].majf) as \$f | .signature.vmstat.pgfault >= \$f and .signature.vmstat.pgfault < \$f + 256 and $((outer_after - outer_before)) > .signature.vmstat.pgfault + 512"
+check "signature: thp_fault_fallback 0, fs_dax tallies or PAGEMAP_SCAN PMDs" "$out/pmd.json" \
+  '.signature.vmstat.thp_fault_fallback == 0 and .signature.pmd_share == 1'
+if "$fb" doctor "$DAX_DIR" > "$out/doctor.txt"; then
+  grep "PAT memtype" "$out/doctor.txt" | sed 's/^ */dax-measure: doctor: /'
+  if grep -q "PAT memtype *write-back" "$out/doctor.txt"; then echo "ok: doctor reads the PAT memtype as root (debugfs mounted on demand)"
+  else echo "FAIL: doctor's PAT memtype: $(grep 'PAT memtype' "$out/doctor.txt")"; failed=1; fi
+else
+  echo "FAIL: faultbench doctor $DAX_DIR"; failed=1
+fi
 check "pmd: verified by dax_trace" "$out/pmd.json" "$m.verify_method == \"dax_trace\""
 check "pmd: all 64 MiB PMD" "$out/pmd.json" "$m.pmd_bytes == 67108864 and $m.differs_from_request == false"
 check "pmd: no FALLBACK, nothing lost" "$out/pmd.json" "$m.dax_trace.fallback == 0 and $m.dax_trace.lost == 0"
@@ -70,9 +88,14 @@ fbrun "$out/pmd_sync.json" --name=pmdsync --size=32M --rw=randwrite --mapping=pm
 measure "mapping=pmd rw=randwrite map_sync" "$out/pmd_sync.json"
 check "pmd map_sync: 16 NEEDDSYNC, no FALLBACK" "$out/pmd_sync.json" "$m.dax_trace.needdsync >= 16 and $m.dax_trace.fallback == 0 and $m.pmd_bytes == 33554432"
 
-# PTE: 16 MiB = 4096 pages.
+# PTE: 16 MiB = 4096 pages. PageTables is read in the signature while the
+# mapping is live; after the process it is gone again.
 fbrun "$out/pte.json" --name=pte --size=16M --rw=write --mapping=pte --fresh-file
+after_kb=$(awk '$1 == "PageTables:" { print $2 }' /proc/meminfo)
 measure "mapping=pte rw=write" "$out/pte.json"
+jq -r --argjson after "$after_kb" '"dax-measure: signature PageTables: \(.signature.page_tables_kb) kB while mapped (+\(.signature.page_tables_delta_kb) kB over the workload), \($after) kB after the process"' "$out/pte.json"
+check "signature: PageTables read while the 4 KiB mapping was live" "$out/pte.json" \
+  ".signature.page_tables_delta_kb >= 32 and .signature.page_tables_kb > $after_kb"
 check "pte: verified by dax_trace" "$out/pte.json" "$m.verify_method == \"dax_trace\""
 check "pte: 0 PMD bytes" "$out/pte.json" "$m.pmd_bytes == 0 and $m.dax_trace.nopage == 0 and $m.dax_trace.needdsync == 0"
 check "pte: >= 95% of the pages by PTE faults" "$out/pte.json" "$m.dax_trace.pte >= 3891"

@@ -2,7 +2,8 @@
 # faultbench on a real device DAX device, inside scripts/dax-vm --devdax=2M|1G:
 #   faultbench_on_devdax.sh FAULTBENCH
 #  - doctor on $DAX_DEV names device DAX, its align, namespace mode and
-#    NUMA node as sysfs has them, and says what does not apply;
+#    NUMA node as sysfs has them, the PAT memtype of its range (root,
+#    debugfs on demand), and says what does not apply;
 #  - a run with the mapping of the device's align (pmd for 2M, pud for 1G)
 #    verifies at that page size, one fault per page; every other --mapping
 #    is a one-line error, exit 2, before anything is mapped;
@@ -12,7 +13,9 @@
 #    and faultbench's faults side by side, faultbench's one per page of the
 #    align each worker touched (fio without a dev-dax engine: faultbench's
 #    side alone, said so);
-#  - compare --modes=pte,pmd,pud runs the align's mode and names the others;
+#  - compare --modes=pte,pmd,pud --repeat=auto runs the align's mode and
+#    names the others, stops at 3 rounds (no pte/pmd pair to judge), and
+#    warms up on the device itself;
 #  - the pages are put on the device's node (sysfs), not "absent";
 #  - with DAX_VM_NUMA=1: compare --numa-matrix is CPU node x the device,
 #    placement exact in every cell; with --devdax=2M also a 2 x 2 matrix of
@@ -51,7 +54,8 @@ m='.jobs[0].faultbench.mapping'
 "$fb" doctor "$DAX_DEV" >"$out/doctor.txt" || bad "doctor $DAX_DEV exit $?"
 cat "$out/doctor.txt"
 for want in "device DAX $name" "mode devdax" "NUMA node +$node \\(target_node" \
-            "the page cache and file-system extent alignment do not apply" "One page size here: "; do
+            "the page cache and file-system extent alignment do not apply" "One page size here: " \
+            "PAT memtype +write-back"; do
   grep -qE "$want" "$out/doctor.txt" && ok "doctor says '$want'" || bad "doctor does not say '$want'"
 done
 "$fb" doctor --json "$DAX_DEV" >"$out/doctor.json" || bad "doctor --json"
@@ -152,13 +156,18 @@ if [ -s "$fbj" ]; then
     "[.jobs[] | ([.faultbench.workers[].mapping.page_size_evidence.expected_faults] | add) as \$e | (.minf + .majf) >= \$e and (.minf + .majf) <= \$e + 2 * .faultbench.members] | all"
 fi
 
-# compare --modes=pte,pmd,pud: the align's mode runs, the others are named.
-if "$fb" compare --filename="$DAX_DEV" --size=8M --rw=randread --modes=pte,pmd,pud --repeat=1 >"$out/cmp.txt" 2>&1; then
+# compare --modes=pte,pmd,pud: the align's mode runs, the others are named;
+# with one mode --repeat=auto has no pair to judge and stops at 3 rounds,
+# and the warm-up ran on the device itself (no file made beside it).
+if "$fb" compare --filename="$DAX_DEV" --size=8M --rw=randread --modes=pte,pmd,pud --repeat=auto >"$out/cmp.txt" 2>&1; then
   cat "$out/cmp.txt"
   grep -q "^$mapping/mmap " "$out/cmp.txt" && ok "compare ran $mapping" || bad "compare did not run $mapping"
   for other in $others; do
     grep -q "^not run: $other: " "$out/cmp.txt" && ok "compare names $other as not run" || bad "compare says nothing of $other"
   done
+  grep -q "^--repeat=auto: no pte/pmd pair to judge, so the 3 rounds a spread needs" "$out/cmp.txt" \
+    && ok "compare --repeat=auto with one mode: 3 rounds" || bad "compare --repeat=auto with one mode did not stop at 3 rounds"
+  [ ! -e "$DAX_DEV.warmup" ] && ok "the warm-up made no file beside $DAX_DEV" || bad "the warm-up made $DAX_DEV.warmup"
 else
   bad "compare --modes=pte,pmd,pud"; cat "$out/cmp.txt"
 fi

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "nlohmann/json.hpp"
@@ -287,6 +289,169 @@ TEST(FaultbenchCli, CompareWritesSummaryAndPlot) {
   EXPECT_EQ(first.rfind("<svg", 0), 0u);
 }
 
+TEST(FaultbenchCli, CompareRepeatAutoSaysWhetherItDecidedAndWarmsUpUnmeasured) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  Result r = Faultbench("compare --directory=" + jobs + " --size=8M --rw=randwrite --repeat=auto --repeat-budget=5s" +
+                            " --output-format=json --plot=" + dir.File("cmp.svg"),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const int rounds = doc.at("rounds");
+  EXPECT_GE(rounds, 3);
+  EXPECT_EQ(doc.at("runs").size(), static_cast<size_t>(2 * rounds)) << "the warm-up is not one of the runs";
+  const std::string note = doc.at("repeat_note");
+  EXPECT_TRUE(note.rfind("--repeat=auto: decided after", 0) == 0 || note.rfind("--repeat=auto: not decided", 0) == 0)
+      << note;
+  EXPECT_FALSE(doc.at("groups")[0].at("evidence").get<std::string>().empty());
+  // Each variant has files of its own, so each run frees memory of its own kind.
+  for (const auto& run : doc.at("runs")) {
+    const std::string file = run.at("result").at("jobs")[0].at("faultbench").at("file");
+    EXPECT_NE(file.find("-" + run.at("mode").get<std::string>() + "-mmap.0.0"), std::string::npos) << file;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(jobs)) {
+    EXPECT_EQ(entry.path().filename().string().find("warmup"), std::string::npos) << entry.path();
+  }
+  // The plot draws every repeat as a dot.
+  std::ifstream svg(dir.File("cmp.svg"));
+  const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  size_t dots = 0;
+  for (size_t at = text.find("class=\"repeat\""); at != std::string::npos; at = text.find("class=\"repeat\"", at + 1)) {
+    ++dots;
+  }
+  EXPECT_EQ(dots, static_cast<size_t>(2 * rounds));
+}
+
+TEST(FaultbenchCli, CompareRejectsABadRepeatOrBudget) {
+  TempDir dir;
+  ExpectOneLineUsageError(Faultbench("compare --directory=" + dir.path() + " --size=8M --repeat=often", dir),
+                          "--repeat: 'often' is not a count >= 1 or auto");
+  ExpectOneLineUsageError(Faultbench("compare --directory=" + dir.path() + " --size=8M --repeat=auto --repeat-budget=soon", dir),
+                          "--repeat-budget: 'soon' is not a duration");
+}
+
+std::string FioSet(const std::string& set) { return std::string(FIO_DATA_DIR) + "/" + set; }
+
+TEST(FaultbenchCli, DiffExitStatusIsGitBisectRuns) {
+  TempDir dir;
+  // 0: the same job twice; 1: a regression the workload under test explains; 125: not comparable.
+  Result same = Faultbench("diff --base=" + FioSet("psync-4k-rate") + " --new=" + FioSet("psync-4k-rate-again"), dir);
+  EXPECT_EQ(same.status, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("no regression: no significant difference in"), std::string::npos) << same.out;
+  Result worse = Faultbench("diff --base=" + FioSet("psync-4k") + " --new=" + FioSet("psync-64k") + " --under-test=workload", dir);
+  EXPECT_EQ(worse.status, 1) << worse.out << worse.err;
+  EXPECT_NE(worse.out.find("REGRESSION: "), std::string::npos) << worse.out;
+  Result apart = Faultbench("diff --base=" + FioSet("psync-4k") + " --new=" + FioSet("psync-64k"), dir);
+  EXPECT_EQ(apart.status, 125) << apart.out << apart.err;
+  EXPECT_NE(apart.out.find("not comparable because job t [psync]: bs: 4k (base) vs 64k (new)"), std::string::npos);
+}
+
+TEST(FaultbenchCli, DiffUsageErrorsAreTwoAndWithBisect125) {
+  TempDir dir;
+  ExpectOneLineUsageError(Faultbench("diff --base=" + FioSet("psync-4k") + " --new=" + dir.File("none"), dir),
+                          "no such file or directory");
+  ExpectOneLineUsageError(Faultbench("diff --base=" + FioSet("psync-4k"), dir), "--new=PATH");
+  ExpectOneLineUsageError(Faultbench("diff --base=a --new=b --under-test=compiler", dir), "--under-test");
+  // git bisect run takes 2 as "bad": --bisect makes every error "cannot test" (125).
+  EXPECT_EQ(Faultbench("diff --bisect --base=" + FioSet("psync-4k") + " --new=" + dir.File("none"), dir).status, 125);
+  EXPECT_EQ(Faultbench("diff --bisect --no-such-flag", dir).status, 125);
+  EXPECT_EQ(Faultbench("diff --bisect --base=" + FioSet("psync-4k-rate") + " --new=" + FioSet("psync-4k-rate-again"), dir)
+                .status,
+            0);
+}
+
+TEST(FaultbenchCli, DiffWritesJsonAndAChartWithEveryRun) {
+  TempDir dir;
+  Result r = Faultbench("diff --base=" + FioSet("libaio-qd1") + " --new=" + FioSet("libaio-qd8") +
+                            " --under-test=workload --output-format=json --plot=" + dir.File("diff.svg"),
+                        dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("under_test"), "workload");
+  EXPECT_EQ(doc.at("jobs")[0].at("variant"), "libaio");
+  std::ifstream svg(dir.File("diff.svg"));
+  const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("<svg", 0), 0u);
+  size_t circles = 0;
+  for (size_t at = text.find("<circle"); at != std::string::npos; at = text.find("<circle", at + 1)) ++circles;
+  EXPECT_GE(circles, 6u * 5) << "a dot for each of 3 + 3 runs of every figure shown";
+}
+
+TEST(FaultbenchCli, DiffReadsFaultbenchsOwnRunsAndCompares) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  const std::string base = dir.File("base"), next = dir.File("new");
+  std::filesystem::create_directory(base);
+  std::filesystem::create_directory(next);
+  ASSERT_EQ(Faultbench("compare --name=j --directory=" + jobs + " --size=8M --rw=randwrite --repeat=3 --nowarmup --unlink" +
+                           " --save-json=" + base + "/compare.json",
+                       dir)
+                .status,
+            0);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(Faultbench("run --name=j --directory=" + jobs + " --size=8M --rw=randwrite --mapping=pmd --fresh-file --unlink" +
+                             " --output-format=json --output=" + next + "/run" + std::to_string(i) + ".json",
+                         dir)
+                  .status,
+              0);
+  }
+  Result r = Faultbench("diff --base=" + base + " --new=" + next + " --output-format=json", dir);
+  ASSERT_NE(r.status, 2) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  // The compare's pmd runs meet the plain runs of pmd/mmap; its pte runs have no partner.
+  ASSERT_EQ(doc.at("jobs").size(), 1u) << r.out;
+  EXPECT_EQ(doc["jobs"][0]["variant"], "pmd/mmap");
+  EXPECT_EQ(doc["unmatched"][0], "job 'j' [pte/mmap] only in base");
+  bool has_signature = false;
+  for (const auto& f : doc["jobs"][0]["figures"]) has_signature = has_signature || f["figure"] == "vmstat.pgfault";
+  EXPECT_TRUE(has_signature);
+  EXPECT_TRUE(doc["base"]["taint"].is_array()) << "faultbench records its taint";
+}
+
+// group_reporting's entry is a result diff compares like a job's: the same
+// job file three times a side, two stonewall stages (a group of three
+// workers, then one job); the run's signature counts both stages.
+TEST(FaultbenchCli, DiffMatchesGroupReportingEntries) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  {
+    std::ofstream job(dir.File("groups.fio"));
+    job << "[global]\ndirectory=" << jobs << "\nsize=4M\nrw=randwrite\nmapping=pmd\nunlink=1\n"
+        << "[grouped]\nnumjobs=3\ngroup_reporting\n[single]\nstonewall\n";
+  }
+  for (const char* side : {"base", "new"}) {
+    std::filesystem::create_directory(dir.File(side));
+    for (int i = 0; i < 3; ++i) {
+      const std::string out = dir.File(side) + "/run" + std::to_string(i) + ".json";
+      Result r = Faultbench("run --output-format=json --output=" + out + " " + dir.File("groups.fio"), dir);
+      ASSERT_EQ(r.status, 0) << r.err;
+      std::ifstream in(out);
+      const nlohmann::json doc = nlohmann::json::parse(in);
+      ASSERT_EQ(doc.at("jobs").size(), 2u) << "one group entry, one job entry";
+      EXPECT_EQ(doc["jobs"][0]["faultbench"]["members"], 3);
+      double own_faults = 0;
+      for (const auto& entry : doc["jobs"]) own_faults += entry["minf"].get<double>() + entry["majf"].get<double>();
+      // Machine-wide, so never below the workers' own faults in both stages.
+      EXPECT_GE(doc["signature"]["vmstat"]["pgfault"].get<double>(), own_faults) << doc["signature"];
+      EXPECT_GE(doc["signature"]["faults"].get<double>(), own_faults);
+    }
+  }
+  Result r = Faultbench("diff --base=" + dir.File("base") + " --new=" + dir.File("new") + " --output-format=json", dir);
+  ASSERT_NE(r.status, 2) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(doc["unmatched"].empty()) << doc["unmatched"];
+  std::map<std::string, std::set<std::string>> figures;  // "job [variant]" -> figure names
+  for (const auto& job : doc.at("jobs")) {
+    auto& names = figures[job["job"].get<std::string>() + " [" + job["variant"].get<std::string>() + "]"];
+    for (const auto& f : job["figures"]) names.insert(f["figure"].get<std::string>());
+  }
+  ASSERT_TRUE(figures.count("grouped [pmd/mmap]")) << r.out;
+  EXPECT_TRUE(figures["grouped [pmd/mmap]"].count("write.iops")) << r.out;
+  EXPECT_TRUE(figures["grouped [pmd/mmap]"].count("faults_per_mib")) << "the group's range is its members' ranges";
+  EXPECT_TRUE(figures.count("single [pmd/mmap]")) << r.out;
+  EXPECT_TRUE(figures["all jobs [run]"].count("vmstat.pgfault")) << "the run's signature, a job of its own";
+}
+
 // fsdax and the page cache never map 1 GiB: a pud run is refused before
 // anything is made, and a compare whose only mode is pud has nothing to run.
 TEST(FaultbenchCli, PudWhereNothingMaps1GiBIsAOneLineError) {
@@ -333,6 +498,35 @@ TEST(FaultbenchCli, NumaMatrixRunsEveryNodePairWithItsPlacement) {
   ExpectOneLineUsageError(
       Faultbench("compare --directory=" + jobs + " --size=4M --numa-matrix --numa-sets='membind=0'", dir),
       "--numa-matrix and --numa-sets");
+}
+
+// The matrix's cells are compare's variants: the same warm-up, per-variant
+// files and --repeat=auto. With one mode no cell has a pte/pmd pair to
+// judge, so auto stops at the 3 rounds a spread needs.
+TEST(FaultbenchCli, NumaMatrixCellsRepeatAndWarmUpAsCompareVariantsDo) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  Result r = Faultbench("compare --directory=" + jobs + " --size=4M --rw=randwrite --modes=pmd --repeat=auto --numa-matrix "
+                        "--output-format=json --plot=" + dir.File("matrix.svg"),
+                        dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const size_t cells = doc.at("numa_matrix").at("matrices").at(0).at("cells").size();
+  ASSERT_GE(cells, 1u);
+  EXPECT_EQ(doc.at("rounds"), 3);
+  EXPECT_EQ(doc.at("runs").size(), 3 * cells) << "the warm-up is not one of the runs";
+  EXPECT_EQ(doc.at("repeat_note").get<std::string>().rfind("--repeat=auto: no pte/pmd pair to judge", 0), 0u)
+      << doc.at("repeat_note");
+  for (const auto& run : doc.at("runs")) {
+    const std::string file = run.at("result").at("jobs")[0].at("faultbench").at("file");
+    std::string cell = run.at("numa").get<std::string>();  // "cpu0/mem0" -> "cpu0-mem0"
+    cell[cell.find('/')] = '-';
+    EXPECT_NE(file.find("-pmd-mmap-" + cell + ".0.0"), std::string::npos) << file;
+  }
+  std::ifstream svg(dir.File("matrix.svg"));
+  std::stringstream text;
+  text << svg.rdbuf();
+  EXPECT_NE(text.str().find("3 repeat(s) (--repeat=auto)"), std::string::npos) << "the heatmap's title counts the rounds run";
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #!/bin/bash
 # fio's example job files and this project's mmap job files, run by fio
 # itself and by faultbench: both JSON documents must have the same jobs,
-# with the same jobname and groupid, in the same order.
+# with the same jobname and groupid, in the same order; faultbench's has its
+# signature (counting every stonewall stage's workers) and system beside them.
 #
 #   fio_structure.sh FAULTBENCH JOBS_DIR [--fio-mmap] [JOB.fio...]
 #
@@ -76,6 +77,13 @@ for name in "${files[@]}"; do
                (.faultbench.members == (.faultbench.workers | length)) and
                (.write.total_ios + .read.total_ios > 0)] | all' "$work/fb.json" >/dev/null; then
     echo "FAIL: $name: a group_reporting entry does not list its workers or did no I/O"; failed=1
+  fi
+  # Beside the entries, the run's signature and system: the signature's own
+  # faults are every stage's workers' (the entries' minf + majf, groups too).
+  if ! jq -e '(.signature.faults == ([.jobs[] | .minf + .majf] | add)) and
+              (.signature.vmstat.pgfault >= .signature.faults) and (.system.kernel | length > 0)' \
+       "$work/fb.json" >/dev/null; then
+    echo "FAIL: $name: the signature does not count every stage's workers, or system is missing"; failed=1
   fi
   jq -r --arg n "$name" '.jobs[] | "measure: \($n) \(.jobname) g=\(.groupid) members=\(.faultbench.members // 1)
     engine=\(.["job options"].ioengine) read_ios=\(.read.total_ios) write_ios=\(.write.total_ios)

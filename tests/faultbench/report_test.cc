@@ -31,7 +31,16 @@ RunResult FakeRun() {
   w.mapping.granularity = "page";
   w.numa.placement.pages_by_node[0] = 2048;
   w.numa.placement.sampled = 1024;
+  w.mapping.dax_trace = DaxTraceTally{.pmd_nopage = 4};
   run.workers.push_back(w);
+  run.machine.kernel_release = "6.1.0-57-amd64";
+  run.machine.emulation = "qemu TCG";
+  run.filesystem.fs_type = "xfs";
+  run.filesystem.options = "rw,dax=always,sunit=4096,swidth=4096";
+  run.signature.vmstat_deltas = {{"pgfault", 70}, {"thp_fault_fallback", 0}};
+  run.signature.page_tables_kb = 388;
+  run.signature.page_tables_delta_kb = 12;
+  SetWorkerParts(run.workers, run.signature);
   return run;
 }
 
@@ -63,6 +72,35 @@ TEST(JsonReport, CarriesFioFieldsAndTheFaultbenchObject) {
   EXPECT_EQ(fb["numa"]["page_nodes"]["0"], 2048);
   EXPECT_TRUE(fb["tlb"]["dtlb_load_misses"].is_null());  // never a made-up number
   EXPECT_EQ(doc["taint"][0], "hypervisor: KVM");
+}
+
+TEST(JsonReport, CarriesTheSignatureAndTheSystem) {
+  const nlohmann::json doc = nlohmann::json::parse(RenderRun(FakeRun(), OutputFormat::kJson));
+  const auto& sig = doc.at("signature");
+  EXPECT_EQ(sig["vmstat"]["pgfault"], 70);
+  EXPECT_EQ(sig["page_tables_kb"], 388);
+  EXPECT_EQ(sig["page_tables_delta_kb"], 12);
+  EXPECT_EQ(sig["dax_trace"]["nopage"], 4);
+  EXPECT_EQ(sig["faults"], 4);
+  EXPECT_DOUBLE_EQ(sig["faults_per_mib"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(sig["pmd_share"].get<double>(), 1.0);
+  const auto& sys = doc.at("system");
+  EXPECT_EQ(sys["kernel"], "6.1.0-57-amd64");
+  EXPECT_EQ(sys["emulation"], "qemu TCG");
+  EXPECT_EQ(sys["filesystem"]["type"], "xfs");
+  EXPECT_EQ(sys["filesystem"]["options"], "rw,dax=always,sunit=4096,swidth=4096");
+  for (const char* key : {"kernel_config", "kernel_debug_options", "hypervisor", "cpu_model", "online_cpus",
+                          "cpu_governor", "thp"}) {
+    EXPECT_TRUE(sys.contains(key)) << key;
+  }
+}
+
+TEST(TextReport, ShowsTheSignature) {
+  const std::string text = RenderRun(FakeRun(), OutputFormat::kNormal);
+  EXPECT_NE(text.find("faults       : 4 (0.50 per MiB), verified PMD 100.0%, PUD 0.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("vmstat       : pgfault +70 thp_fault_fallback +0"), std::string::npos) << text;
+  EXPECT_NE(text.find("PageTables   : 388 kB while mapped (+12 kB over the run)"), std::string::npos) << text;
+  EXPECT_NE(text.find("fs_dax       : NOPAGE 4, NEEDDSYNC 0, FALLBACK 0"), std::string::npos) << text;
 }
 
 TEST(CsvReport, HeaderAndRowsHaveTheSameColumns) {

@@ -115,6 +115,23 @@ TEST(RunOnExt4, PteMappingVerifiesNoPmdBytes) {
 
 // The offsets of two loops: each loop covers every block exactly once, and
 // the second loop's order differs from the first.
+TEST(RunSignature, MachineCountersAreReadAroundTheWorkloadWhileItIsMapped) {
+  TempDir dir;
+  const RunResult run = MustRun({Job(dir.path(), 16 * kMiB, RwMode::kWrite, PageIntent::kPte)});
+  ASSERT_EQ(run.workers.size(), 1u);
+  const RunSignature& s = run.signature;
+  // Machine-wide, so other processes add to it, but the worker's own
+  // faults all fall inside the interval.
+  ASSERT_TRUE(s.vmstat_deltas.count("pgfault"));
+  EXPECT_GE(s.vmstat_deltas.at("pgfault"), static_cast<int64_t>(Faults(run.workers[0])));
+  EXPECT_TRUE(s.vmstat_deltas.count("thp_fault_fallback"));
+  EXPECT_TRUE(s.page_tables_kb.has_value());
+  EXPECT_TRUE(s.page_tables_delta_kb.has_value());
+  EXPECT_EQ(s.faults, Faults(run.workers[0]));
+  EXPECT_TRUE(s.verified);
+  EXPECT_DOUBLE_EQ(s.pmd_share, 0);
+}
+
 TEST(RunOffsets, EveryBlockOncePerLoop) {
   TempDir dir("/var/tmp");
   JobOptions job = Job(dir.path(), 4 * kMiB, RwMode::kRandRw, PageIntent::kAuto);

@@ -55,5 +55,17 @@ TEST(SvgPlot, ChartIsWideEnoughForItsTitle) {
   EXPECT_GT(wide, narrow);
 }
 
+TEST(SvgPlot, EveryRepeatIsADotAndTheAxisCoversTheHighestOne) {
+  BarChart chart = TwoBars("t");
+  chart.bars[0].points = {8, 10, 12};
+  chart.bars[1].points = {90, 100, 110, 400};  // one repeat far above the rest
+  const std::string svg = RenderBarChartSvg(chart);
+  size_t dots = 0;
+  for (size_t at = svg.find("class=\"repeat\""); at != std::string::npos; at = svg.find("class=\"repeat\"", at + 1)) ++dots;
+  EXPECT_EQ(dots, 7u);
+  EXPECT_NE(svg.find(">400<"), std::string::npos) << "an axis label at or above the highest dot";
+  EXPECT_NE(svg.find("dots: each repeat"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace faultbench

@@ -33,12 +33,14 @@ TEST(Taint, EachConditionGetsItsLine) {
   state.load_average_1m = 6;
   state.thp_defrag = "always";
   state.cpu_governor = "powersave";
+  state.emulation = "qemu TCG";
   const std::vector<std::string> lines = TaintLines(state, 0.97);
-  for (const char* what : {"kernel debug option: CONFIG_LOCKDEP=y", "hypervisor: KVM", "free page reporting:",
-                           "other load:", "cpu saturation:", "thp defrag: always", "cpu governor: powersave"}) {
+  for (const char* what : {"kernel debug option: CONFIG_LOCKDEP=y", "hypervisor: KVM", "emulation: qemu TCG",
+                           "free page reporting:", "other load:", "cpu saturation:", "thp defrag: always",
+                           "cpu governor: powersave"}) {
     EXPECT_TRUE(HasLineStartingWith(lines, what)) << what;
   }
-  EXPECT_EQ(lines.size(), 7u);
+  EXPECT_EQ(lines.size(), 8u);
 }
 
 TEST(Taint, UnknownsAreSaidNotHidden) {

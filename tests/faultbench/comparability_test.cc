@@ -1,0 +1,60 @@
+// Which facts may differ between two sides, by what is under test.
+#include "faultbench/taint/comparability.h"
+
+#include <gtest/gtest.h>
+
+namespace faultbench {
+namespace {
+
+SideFacts Facts(const std::string& kernel, const std::string& hypervisor, const std::string& mount_options) {
+  return {{kFactKernel, kernel}, {kFactHypervisor, hypervisor}, {kFactFileSystem, "xfs"},
+          {kFactMountOptions, mount_options}};
+}
+
+TEST(Comparability, UnderTestNamesParseAndUnknownOnesAreAnError) {
+  for (const char* name : {"kernel", "fs", "build", "machine", "workload"}) {
+    auto parsed = ParseUnderTest(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    EXPECT_EQ(UnderTestName(*parsed), name);
+  }
+  EXPECT_FALSE(ParseUnderTest("compiler").ok());
+}
+
+TEST(Comparability, TheKernelMayDifferUnderKernelAndNothingElse) {
+  const Comparability c = JudgeComparability(Facts("6.1.0-57-amd64", "QEMU", "rw,dax=always"),
+                                             Facts("6.12.95+deb12-amd64", "KVM", "rw,dax=always"), UnderTest::kKernel);
+  ASSERT_EQ(c.under_test.size(), 1u);
+  EXPECT_EQ(c.under_test[0].fact, kFactKernel);
+  EXPECT_EQ(c.under_test[0].next, "6.12.95+deb12-amd64");
+  ASSERT_EQ(c.not_comparable.size(), 1u);
+  EXPECT_EQ(c.not_comparable[0].fact, kFactHypervisor);
+}
+
+TEST(Comparability, MountOptionsMayDifferUnderFsButTheKernelMayNot) {
+  const Comparability c = JudgeComparability(Facts("a", "QEMU", "rw,dax=always,sunit=4096,swidth=4096"),
+                                             Facts("b", "QEMU", "rw,dax=always"), UnderTest::kFs);
+  ASSERT_EQ(c.under_test.size(), 1u);
+  EXPECT_EQ(c.under_test[0].fact, kFactMountOptions);
+  ASSERT_EQ(c.not_comparable.size(), 1u);
+  EXPECT_EQ(c.not_comparable[0].fact, kFactKernel);
+}
+
+TEST(Comparability, EachExperimentOwnsItsFacts) {
+  EXPECT_TRUE(MayDiffer(kFactDebugOptions, UnderTest::kBuild));
+  EXPECT_FALSE(MayDiffer(kFactDebugOptions, UnderTest::kKernel)) << "a debug config made one baseline 30x slower";
+  EXPECT_TRUE(MayDiffer(kFactCpuModel, UnderTest::kMachine));
+  EXPECT_TRUE(MayDiffer(kFactThpEnabled, UnderTest::kMachine));
+  EXPECT_FALSE(MayDiffer(kFactThpEnabled, UnderTest::kFs));
+  EXPECT_TRUE(MayDiffer("job t [psync]: bs", UnderTest::kWorkload));
+  EXPECT_FALSE(MayDiffer("job t [psync]: bs", UnderTest::kKernel));
+}
+
+TEST(Comparability, AFactOneSideDoesNotKnowIsNotJudged) {
+  SideFacts fio_side = {{"job t [psync]: bs", "4k"}};  // fio records no system facts
+  const Comparability c = JudgeComparability(Facts("a", "KVM", "rw"), fio_side, UnderTest::kKernel);
+  EXPECT_TRUE(c.under_test.empty());
+  EXPECT_TRUE(c.not_comparable.empty());
+}
+
+}  // namespace
+}  // namespace faultbench
