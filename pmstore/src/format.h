@@ -97,8 +97,9 @@ struct UndoHeader {
   uint64_t checksum;       // XXH3 of the four words before it
   // The kernel's boot id when the run began (boot_id.h). Recovery in the
   // same boot keeps the run (a killed process); in another it rolls back.
-  // Outside the checksum, so that runs begun before it existed still roll
-  // back: a torn, stale or zero value can only name another boot.
+  // Outside the checksum, so that a run begun by a build without it still
+  // recovers: there it reads zero, which names no boot, and rolls back.
+  // Written in the header's line before the run changes anything.
   uint64_t boot_id[2];
   uint64_t reserved;
 };

@@ -179,8 +179,7 @@ class Simulator {
     if (result_.failure.empty()) result_.failure = what + " (op " + std::to_string(result_.ops) + ", " + where_ + ")";
   }
   bool BuildImage(const std::vector<uint64_t>& lines, uint64_t length, bool kill);
-  void CheckImage();
-  void CheckKillImage();
+  void CheckImage(bool kill);
   // Everything `store` holds; the large value as its digest.
   Model Contents(Store& store);
   // The allowed state `seen` is (its index), or -1; the write in flight: -2.
@@ -251,9 +250,9 @@ void Simulator::CrashHere(const char* where) {
         if (hit != keep_most) chosen.push_back(line);
       }
     }
-    if (BuildImage(chosen, length, /*kill=*/false)) CheckImage();
+    if (BuildImage(chosen, length, /*kill=*/false)) CheckImage(/*kill=*/false);
   }
-  if (InsideRun() && result_.failure.empty() && BuildImage(written, mapped, /*kill=*/true)) CheckKillImage();
+  if (InsideRun() && result_.failure.empty() && BuildImage(written, mapped, /*kill=*/true)) CheckImage(/*kill=*/true);
 }
 
 // Makes the image file hold the shadow (first `length` bytes) with the
@@ -311,56 +310,45 @@ int Simulator::Recognise(const Model& seen) const {
   return in_flight_.has_value() && *in_flight_ == seen ? -2 : -1;
 }
 
-void Simulator::CheckImage() {
-  ++result_.images;
-  if (InsideRun()) ++result_.unsynced_images;
-  // A power failure: the pool is opened in the next boot.
-  SetBoot(boot_ + 1);
+// Recovers the image file and checks it. A power failure (`kill` false:
+// the pool is opened in the next boot) may leave the state after any
+// commit since the last durable one, or the write in flight; a kill in
+// this boot (memory as the process left it) must keep every acknowledged
+// write, unsynced ones too, or have the write in flight whole.
+void Simulator::CheckImage(bool kill) {
+  if (kill) {
+    ++result_.kill_images;
+  } else {
+    ++result_.images;
+    if (InsideRun()) ++result_.unsynced_images;
+    SetBoot(boot_ + 1);
+  }
   const absl::Cleanup same_boot_again = [this] { SetBoot(boot_); };
+  const std::string after = kill ? " after a kill" : "";
   auto recovered = Store::Open(image_.path(), Options());
   if (!recovered.ok()) {
-    Fail("recovery failed: " + std::string(recovered.status().message()));
-    return;
-  }
-  Store& store = **recovered;
-  const Model seen = Contents(store);
-  if (Recognise(seen) == -1) {
-    Fail("recovered contents match no state after a commit since the last durable one, nor the write in flight: " +
-         Describe(seen));
-    return;
-  }
-  const CheckReport report = store.CheckNow();
-  if (!report.clean()) {
-    Fail("check after recovery: " + report.problems.front());
-    return;
-  }
-  if (!store.Put("after-crash", "x").ok()) Fail("recovered store refuses writes");
-}
-
-// A kill in this boot: memory as the process left it must hold every
-// acknowledged write, unsynced ones too, or the write in flight whole.
-void Simulator::CheckKillImage() {
-  ++result_.kill_images;
-  auto recovered = Store::Open(image_.path(), Options());
-  if (!recovered.ok()) {
-    Fail("recovery after a kill failed: " + std::string(recovered.status().message()));
+    Fail("recovery" + after + " failed: " + std::string(recovered.status().message()));
     return;
   }
   Store& store = **recovered;
   const Model seen = Contents(store);
   const int state = Recognise(seen);
-  const bool kept = state == static_cast<int>(allowed_.size()) - 1 || state == -2;
-  if (!kept && !(after_power_failure_ && state >= 0)) {
-    Fail(std::string("after a kill the pool ") + (state >= 0 ? "went back to an earlier commit" : "matches no state") +
-         ", losing acknowledged writes: " + Describe(seen));
+  // (Compared directly: the write in flight may lead back to an earlier
+  // state, which Recognise would name first.)
+  const bool kept = seen == allowed_.back() || (in_flight_.has_value() && seen == *in_flight_);
+  if (state == -1 || (kill && !kept && !after_power_failure_)) {
+    Fail(kill ? "after a kill the pool " + std::string(state >= 0 ? "went back to an earlier commit" : "matches no state") +
+                    ", losing acknowledged writes: " + Describe(seen)
+              : "recovered contents match no state after a commit since the last durable one, nor the write in "
+                "flight: " + Describe(seen));
     return;
   }
   const CheckReport report = store.CheckNow();
   if (!report.clean()) {
-    Fail("check after recovery from a kill: " + report.problems.front());
+    Fail("check after recovery" + after + ": " + report.problems.front());
     return;
   }
-  if (!store.Put("after-kill", "x").ok()) Fail("store recovered from a kill refuses writes");
+  if (!store.Put("after-crash", "x").ok()) Fail("recovered store" + after + " refuses writes");
 }
 
 std::string Simulator::Describe(const Model& seen) const {
