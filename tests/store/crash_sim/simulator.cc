@@ -523,7 +523,8 @@ void Simulator::Step() {
   // op 30, a restart from a crash image by op 60 and after a close by 120,
   // and at op 90 a durable put and then a run that commits nothing (its
   // end must still flush what the put applied, before it retires the put's
-  // record); by op 150 a restart after a kill inside a run.
+  // record); from op 40, at the first chance, a restart after a kill inside
+  // a run.
   if (result_.ops == 30 && result_.large_puts == 0) {
     PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
   } else if (result_.ops == 90 && run_left_ == 0) {
@@ -532,7 +533,7 @@ void Simulator::Step() {
     DeleteOp("absent");
   } else if ((result_.ops == 60 && result_.crash_restarts == 0) || (result_.ops == 120 && result_.close_restarts == 0)) {
     return Restart(result_.ops == 120 ? RestartKind::kClose : RestartKind::kPowerFailure);
-  } else if (result_.ops >= 150 && result_.kill_restarts == 0 && allowed_.size() > 1) {
+  } else if (result_.ops >= 40 && result_.kill_restarts == 0 && allowed_.size() > 1) {
     return Restart(RestartKind::kKill);
   } else if (rng_() % 1000 < static_cast<uint64_t>(config_.restarts_per_1000_ops)) {
     static constexpr RestartKind kKinds[] = {RestartKind::kClose, RestartKind::kPowerFailure, RestartKind::kKill};
