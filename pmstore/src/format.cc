@@ -42,6 +42,15 @@ uint64_t LogChecksum(const LogHeader& header, const LogEntry* entries) {
   return XXH3_64bits_digest(&state);
 }
 
+char* PutEmptyRecord(char* base, uint64_t seq, LogHeader* record) {
+  *record = LogHeader{};
+  record->seq = seq;
+  record->checksum = LogChecksum(*record, nullptr);
+  char* slot = base + kLogOffset + (seq % 2) * kLogSlotSize;
+  std::memcpy(slot, record, sizeof(*record));
+  return slot;
+}
+
 uint64_t UndoHeaderChecksum(const UndoHeader& header) { return Checksum(&header, offsetof(UndoHeader, checksum)); }
 
 uint64_t UndoEntryChecksum(uint64_t run_id, uint64_t index, const UndoEntry& entry) {

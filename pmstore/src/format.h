@@ -91,11 +91,17 @@ inline constexpr uint64_t kVerifyMask = kVerifyRecord | kVerifyLeaf;
 inline constexpr uint64_t kUndoMagic = 0x31304f444e554d50ull;  // "PMUNDO01"
 struct UndoHeader {
   uint64_t magic;
-  uint64_t base_seq;       // the commit a crash inside the run returns to
+  uint64_t base_seq;       // the commit a power failure inside the run returns to
   uint64_t base_checksum;  // its LogHeader::checksum
   uint64_t run_id;         // tells this run's entries from an earlier run's
   uint64_t checksum;       // XXH3 of the four words before it
-  uint64_t reserved[3];
+  // The kernel's boot id when the run began (boot_id.h). Recovery in the
+  // same boot keeps the run (a killed process); in another it rolls back.
+  // Outside the checksum, so that a run begun by a build without it still
+  // recovers: there it reads zero, which names no boot, and rolls back.
+  // Written in the header's line before the run changes anything.
+  uint64_t boot_id[2];
+  uint64_t reserved;
 };
 static_assert(sizeof(UndoHeader) == 64);
 struct UndoEntry {
@@ -104,7 +110,25 @@ struct UndoEntry {
   char line[64];
 };
 inline constexpr uint64_t kUndoEntriesOffset = sizeof(UndoHeader);
-inline constexpr uint64_t kUndoCapacity = (kLogSlotSize - kUndoEntriesOffset) / sizeof(UndoEntry);
+
+// The commit an unsynced run is applying in place, for recovery in the
+// same boot: the undo slot's last line, with the commit's words (as
+// LogEntry, `count` of them) just below it. Never flushed: after a power
+// failure it is ignored, and within a boot memory holds it as written.
+inline constexpr uint64_t kApplyingMagic = 0x31594c5050414d50ull;  // "PMAPPLY1"
+struct ApplyJournal {
+  uint64_t sealed;  // kApplyingMagic from before the apply to its end; else 0
+  uint64_t run_id;  // the run's (UndoHeader::run_id)
+  uint64_t count;
+  uint64_t reserved[5];
+};
+static_assert(sizeof(ApplyJournal) == 64);
+inline constexpr uint64_t kApplyJournalOffset = kLogSlotSize - sizeof(ApplyJournal);  // in the undo slot
+// Undo entries a run may write: below the journal's line. Recovery reads
+// on to the end of the slot (a pool written before the journal existed may
+// use that line too); the first entry whose checksum fails ends the log.
+inline constexpr uint64_t kUndoCapacity = (kApplyJournalOffset - kUndoEntriesOffset) / sizeof(UndoEntry);
+inline constexpr uint64_t kUndoSlotEntries = (kLogSlotSize - kUndoEntriesOffset) / sizeof(UndoEntry);
 
 // Chunk table words.
 inline constexpr uint64_t kChunkFree = 0;
@@ -184,6 +208,17 @@ uint64_t RootChecksum(const Root& root);
 uint64_t LeafChecksum(const LeafHeader& header, const Leaf& leaf);
 uint8_t KeyFingerprint(std::string_view key);
 uint64_t LogChecksum(const LogHeader& header, const LogEntry* entries);
+// Writes an empty commit record (no words) with sequence number `seq` into
+// its slot (seq % 2) of the pool at `base`; returns the slot (flush
+// sizeof(LogHeader) from there) and the record in *record.
+char* PutEmptyRecord(char* base, uint64_t seq, LogHeader* record);
+// Whether a logged word at `offset` may be replayed into a pool of
+// `length` bytes: 8-aligned, in the root line or the chunk table and heap.
+inline bool IsLoggableWord(uint64_t offset, uint64_t length) {
+  const bool in_root = offset >= kRootOffset && offset < kRootOffset + sizeof(Root);
+  const bool in_tables = offset >= kChunkTableOffset && offset < length - 8;
+  return offset % 8 == 0 && (in_root || in_tables);
+}
 uint64_t UndoHeaderChecksum(const UndoHeader& header);
 // Covers the run, the entry's place in the log, its offset and its line.
 uint64_t UndoEntryChecksum(uint64_t run_id, uint64_t index, const UndoEntry& entry);

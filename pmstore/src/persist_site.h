@@ -31,6 +31,12 @@ enum class PersistSite : int {
   // Recovery (undo_log.cc): the lines an unsynced run changed, written back.
   kUndoRestoreFlush,
   kUndoRestoreDrain,
+  // Recovery in the same boot (undo_log.cc): a killed process's run is
+  // kept; the whole pool is made durable, then its base record retired.
+  kRunCompleteFlush,
+  kRunCompleteDrain,
+  kRunCompleteEndFlush,
+  kRunCompleteEndDrain,
   // Growth (pool.cc GrowPool): the file's new length (Persister::SyncLength).
   kGrowSync,
   // The commit point (StoreImpl::Commit).
@@ -62,7 +68,8 @@ enum class PersistSite : int {
 inline constexpr const char* kPersistSiteNames[] = {
     "format-metadata-flush", "format-bitmap-flush", "format-leaf-flush",   "format-drain",
     "format-magic-flush",    "format-magic-drain",  "replay-flush",        "replay-drain",
-    "undo-restore-flush",    "undo-restore-drain",  "grow-fdatasync",      "commit-in-place-flush",
+    "undo-restore-flush",    "undo-restore-drain",  "run-complete-flush",  "run-complete-drain",
+    "run-complete-end-flush", "run-complete-end-drain", "grow-fdatasync",      "commit-in-place-flush",
     "commit-log-flush",      "commit-applied-flush", "commit-drain",       "run-base-flush",
     "run-begin-flush",       "undo-save-flush",     "undo-save-drain",     "unsynced-pages-flush",
     "run-applied-flush",     "run-data-drain",      "run-end-flush",       "run-end-drain",

@@ -348,9 +348,7 @@ absl::Status ReplayLog(Pool& pool, Persister& persister, uint64_t* next_seq, Log
     for (uint64_t i = 0; i < header->count; ++i) {
       const uint64_t offset = entries[i].offset;
       if ((offset & kVerifyMask) != 0) continue;
-      const bool in_root = offset >= kRootOffset && offset < kRootOffset + sizeof(Root);
-      const bool in_tables = offset >= kChunkTableOffset && offset < length - 8;
-      if (offset % 8 != 0 || !(in_root || in_tables)) {
+      if (!IsLoggableWord(offset, length)) {
         return absl::DataLossError(absl::StrCat(pool.path, ": redo log commit ", header->seq,
                                                 " writes outside the pool's metadata (offset ", offset, ")"));
       }

@@ -1,8 +1,6 @@
 // The store's side of unsynced runs (undo_log.h, doc/FORMAT.md
 // "Unsynced runs"): beginning one, saving the live lines it is about to
 // change, and ending it.
-#include <cstring>
-
 #include "pmstore/base/status_macros.h"
 #include "pmstore/src/persist_site.h"
 #include "pmstore/src/store_impl.h"
@@ -15,11 +13,8 @@ absl::Status StoreImpl::BeginRun() {
   if (last_record_.seq == 0) {
     // No commit record in the log (a new pool, or all recovery found was
     // torn): an empty one becomes the base, the state a crash returns to.
-    internal::LogHeader empty = {};
-    empty.seq = next_seq_;
-    empty.checksum = internal::LogChecksum(empty, nullptr);
-    char* slot = base_ + internal::kLogOffset + (empty.seq % 2) * internal::kLogSlotSize;
-    std::memcpy(slot, &empty, sizeof(empty));
+    internal::LogHeader empty;
+    char* slot = internal::PutEmptyRecord(base_, next_seq_, &empty);
     const absl::Status flushed = PMSTORE_PERSIST(kRunBaseFlush, persister_->Flush(slot, sizeof(empty)));
     if (!flushed.ok()) return Poison(flushed);
     last_record_ = empty;
@@ -83,11 +78,8 @@ absl::Status StoreImpl::PersistRun() {
   // writes. Its sequence number follows the run's commits, in the base's
   // slot.
   const uint64_t base = undo_.base_seq();
-  internal::LogHeader retired = {};
-  retired.seq = next_seq_ % 2 == base % 2 ? next_seq_ : next_seq_ + 1;
-  retired.checksum = internal::LogChecksum(retired, nullptr);
-  char* slot = base_ + internal::kLogOffset + (base % 2) * internal::kLogSlotSize;
-  std::memcpy(slot, &retired, sizeof(retired));
+  internal::LogHeader retired;
+  char* slot = internal::PutEmptyRecord(base_, next_seq_ % 2 == base % 2 ? next_seq_ : next_seq_ + 1, &retired);
   status = PMSTORE_PERSIST(kRunEndFlush, persister_->Flush(slot, sizeof(retired)));
   if (status.ok()) status = PMSTORE_PERSIST(kRunEndDrain, persister_->Drain());
   if (!status.ok()) return Poison(status);

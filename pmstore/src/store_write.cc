@@ -221,16 +221,20 @@ absl::Status StoreImpl::Commit(bool sync) {
       const uint64_t line = entry.offset & ~(kUnitSize - 1);
       if ((lines_.empty() || lines_.back() != line) && !alloc_.FreshInRun(line)) lines_.push_back(line);
     }
-    const absl::Status saved = SaveLines(lines_);
+    absl::Status saved = SaveLines(lines_);
+    // A process killed while the words are applied leaves half a commit
+    // in memory; recovery in the same boot completes it from the journal.
+    if (saved.ok()) saved = undo_.Journal(entries);
     if (!saved.ok()) {
       Abandon();
-      return saved;
+      return saved;  // when the undo log is full, the run ends and the write is made durable
     }
     // The commit before the run may have been durable, its applied words
     // still unflushed (unfenced_lines_): the run's end flushes them.
     for (uint64_t line : unfenced_lines_) MarkUnsynced(line, kUnitSize);
     for (const auto& [offset, size] : tx_.in_place()) MarkUnsynced(offset, size);
     Apply(seq, sync);
+    undo_.Applied();
     return absl::OkStatus();
   }
   if (entries.size() > internal::kLogCapacity) {

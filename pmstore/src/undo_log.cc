@@ -1,10 +1,12 @@
 #include "pmstore/src/undo_log.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/status_macros.h"
+#include "pmstore/src/boot_id.h"
 #include "pmstore/src/persist_site.h"
 
 namespace pmstore::internal {
@@ -15,9 +17,16 @@ char* SlotAt(char* base, uint64_t slot) { return base + kLogOffset + slot * kLog
 // The undo slot is the one the base commit's record is not in.
 uint64_t UndoSlotOf(uint64_t base_seq) { return (base_seq + 1) % 2; }
 
+// The apply journal needs only program order: it is read back in the same
+// boot, after the process died, when every store it made is visible in the
+// order made (x86-TSO). These keep the compiler from reordering them.
+void CompilerOrder() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+
 }  // namespace
 
 char* UndoLog::Slot() const { return SlotAt(base_, UndoSlotOf(base_seq_)); }
+
+ApplyJournal* UndoLog::journal() const { return reinterpret_cast<ApplyJournal*>(Slot() + kApplyJournalOffset); }
 
 absl::Status UndoLog::Begin(Persister& persister, uint64_t base_seq, uint64_t base_checksum) {
   base_seq_ = base_seq;
@@ -31,6 +40,8 @@ absl::Status UndoLog::Begin(Persister& persister, uint64_t base_seq, uint64_t ba
   header.base_checksum = base_checksum;
   header.run_id = run_id_;
   header.checksum = UndoHeaderChecksum(header);
+  const BootId boot = CurrentBootId();
+  std::memcpy(header.boot_id, boot.words, sizeof(header.boot_id));
   // Over whatever the other slot holds: the commit before the base, whose
   // words the base's fence made durable, or a record recovery discarded.
   std::memcpy(Slot(), &header, sizeof(header));
@@ -62,6 +73,32 @@ absl::Status UndoLog::Save(Persister& persister, const std::vector<uint64_t>& li
   return PMSTORE_PERSIST(kUndoSaveDrain, persister.Drain());
 }
 
+absl::Status UndoLog::Journal(const std::vector<LogEntry>& entries) {
+  const uint64_t bytes = entries.size() * sizeof(LogEntry);
+  if (kUndoEntriesOffset + count_ * sizeof(UndoEntry) + bytes > kApplyJournalOffset) {
+    full_ = true;
+    return absl::ResourceExhaustedError(absl::StrCat("an unsynced commit of ", entries.size(),
+                                                     " metadata words does not fit beside the run's undo log"));
+  }
+  ApplyJournal* j = journal();
+  // Unsealed before the words change: a kill in between finds no journal,
+  // and the previous commit was applied whole.
+  j->sealed = 0;
+  CompilerOrder();
+  std::memcpy(Slot() + kApplyJournalOffset - bytes, entries.data(), bytes);
+  j->run_id = run_id_;
+  j->count = entries.size();
+  CompilerOrder();
+  j->sealed = kApplyingMagic;
+  CompilerOrder();
+  return absl::OkStatus();
+}
+
+void UndoLog::Applied() {
+  CompilerOrder();
+  journal()->sealed = 0;
+}
+
 void UndoLog::End() {
   open_ = false;
   full_ = false;
@@ -71,7 +108,6 @@ void UndoLog::End() {
 
 absl::Status UndoLog::Recover(Pool& pool, Persister& persister, uint64_t* min_next_seq) {
   char* base = pool.base();
-  const uint64_t length = pool.length();
   for (uint64_t slot = 0; slot < 2; ++slot) {
     UndoHeader header;
     std::memcpy(&header, SlotAt(base, slot), sizeof(header));
@@ -85,23 +121,76 @@ absl::Status UndoLog::Recover(Pool& pool, Persister& persister, uint64_t* min_ne
     LogHeader record;
     std::memcpy(&record, SlotAt(base, header.base_seq % 2), sizeof(record));
     if (record.seq != header.base_seq || record.checksum != header.base_checksum) continue;  // the run ended
-    for (uint64_t i = 0; i < kUndoCapacity; ++i) {
-      UndoEntry entry;
-      std::memcpy(&entry, SlotAt(base, slot) + kUndoEntriesOffset + i * sizeof(UndoEntry), sizeof(entry));
-      if (entry.checksum != UndoEntryChecksum(header.run_id, i, entry)) break;  // the rest was never written
-      const uint64_t offset = entry.offset;
-      const bool in_root = offset == kRootOffset;
-      const bool in_tables = offset >= kChunkTableOffset && offset <= length - sizeof(entry.line);
-      if (offset % sizeof(entry.line) != 0 || !(in_root || in_tables)) {
-        return absl::DataLossError(absl::StrCat(pool.path, ": the undo log of an unsynced run names offset ", offset,
-                                                ", outside the pool's metadata and heap"));
-      }
-      std::memcpy(base + offset, entry.line, sizeof(entry.line));
-      PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kUndoRestoreFlush, persister.Flush(base + offset, sizeof(entry.line))));
-    }
-    return PMSTORE_PERSIST(kUndoRestoreDrain, persister.Drain());
+    BootId began;
+    std::memcpy(began.words, header.boot_id, sizeof(began.words));
+    const BootId now = CurrentBootId();
+    if (now.known() && began == now) return KeepRun(pool, persister, SlotAt(base, slot), header, min_next_seq);
+    return RollBack(pool, persister, SlotAt(base, slot), header);
   }
   return absl::OkStatus();
+}
+
+// The process that ran it died in this boot: the pool's bytes (in memory)
+// are the state after the run's last commit, or in the middle of applying
+// one, which its journal then completes (its words are absolute, so
+// applying them twice is harmless). Then as at a run's end: everything
+// durable, and the base record retired.
+absl::Status UndoLog::KeepRun(Pool& pool, Persister& persister, char* slot, const UndoHeader& header,
+                              uint64_t* min_next_seq) {
+  char* base = pool.base();
+  const uint64_t length = pool.length();
+  auto* j = reinterpret_cast<ApplyJournal*>(slot + kApplyJournalOffset);
+  if (j->sealed == kApplyingMagic && j->run_id == header.run_id) {
+    if (j->count > (kApplyJournalOffset - kUndoEntriesOffset) / sizeof(LogEntry)) {
+      return absl::DataLossError(absl::StrCat(pool.path, ": the apply journal of an unsynced run holds ", j->count,
+                                              " words, more than fit"));
+    }
+    const auto* entries = reinterpret_cast<const LogEntry*>(slot + kApplyJournalOffset - j->count * sizeof(LogEntry));
+    for (uint64_t i = 0; i < j->count; ++i) {
+      if ((entries[i].offset & kVerifyMask) == 0 && !IsLoggableWord(entries[i].offset, length)) {
+        return absl::DataLossError(absl::StrCat(pool.path, ": the apply journal of an unsynced run writes outside ",
+                                                "the pool's metadata (offset ", entries[i].offset, ")"));
+      }
+    }
+    for (uint64_t i = 0; i < j->count; ++i) {
+      if ((entries[i].offset & kVerifyMask) == 0) std::memcpy(base + entries[i].offset, &entries[i].value, 8);
+    }
+    j->sealed = 0;
+  }
+  // Lines of the run may be anywhere (page granularity: msync writes back
+  // only the dirty pages; cache-line granularity: a write-back of every
+  // line of the mapping, doc/STORE.md has its cost).
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kRunCompleteFlush, persister.Flush(base, length)));
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kRunCompleteDrain, persister.Drain()));
+  // An empty record in the base's slot closes the run (base + 2: the run
+  // wrote no record of its own).
+  LogHeader retired;
+  char* record = PutEmptyRecord(base, header.base_seq + 2, &retired);
+  PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kRunCompleteEndFlush, persister.Flush(record, sizeof(retired))));
+  *min_next_seq = std::max(*min_next_seq, retired.seq + 1);
+  return PMSTORE_PERSIST(kRunCompleteEndDrain, persister.Drain());
+}
+
+// A power failure or kernel crash: any line of the run may have reached
+// the media, so every live line it changed goes back to its saved contents.
+absl::Status UndoLog::RollBack(Pool& pool, Persister& persister, char* slot, const UndoHeader& header) {
+  char* base = pool.base();
+  const uint64_t length = pool.length();
+  for (uint64_t i = 0; i < kUndoSlotEntries; ++i) {
+    UndoEntry entry;
+    std::memcpy(&entry, slot + kUndoEntriesOffset + i * sizeof(UndoEntry), sizeof(entry));
+    if (entry.checksum != UndoEntryChecksum(header.run_id, i, entry)) break;  // the rest was never written
+    const uint64_t offset = entry.offset;
+    const bool in_root = offset == kRootOffset;
+    const bool in_tables = offset >= kChunkTableOffset && offset <= length - sizeof(entry.line);
+    if (offset % sizeof(entry.line) != 0 || !(in_root || in_tables)) {
+      return absl::DataLossError(absl::StrCat(pool.path, ": the undo log of an unsynced run names offset ", offset,
+                                              ", outside the pool's metadata and heap"));
+    }
+    std::memcpy(base + offset, entry.line, sizeof(entry.line));
+    PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kUndoRestoreFlush, persister.Flush(base + offset, sizeof(entry.line))));
+  }
+  return PMSTORE_PERSIST(kUndoRestoreDrain, persister.Drain());
 }
 
 }  // namespace pmstore::internal

@@ -10,11 +10,19 @@
 // were free when it began, and the allocator holds what the run frees
 // until it ends.
 //
-// Owns the undo header and entries in the log slot the run's base commit
-// does not use, and in memory the set of lines saved. Depends on the
-// pool's mapping and the persister; the store decides which lines to save
-// and ends the run (it retires the base commit's log record, which closes
-// the run on the media).
+// A killed process is not a power failure: memory (the page cache, or the
+// persistent media behind coherent CPU caches) keeps every store it made.
+// So the header records the boot the run began in, and recovery in that
+// same boot keeps the run instead: it completes the commit the process may
+// have been applying (its words are kept, unflushed, in an apply journal
+// at the end of the undo slot), makes the whole pool durable and retires
+// the base record, as the end of a run does.
+//
+// Owns the undo header, entries and apply journal in the log slot the
+// run's base commit does not use, and in memory the set of lines saved.
+// Depends on the pool's mapping, the persister and the boot id; the store
+// decides which lines to save and ends the run (it retires the base
+// commit's log record, which closes the run on the media).
 //
 // Thread-compatible: the store's writer calls it (and open, to recover).
 #pragma once
@@ -53,19 +61,34 @@ class UndoLog {
   // a persister failure as is.
   absl::Status Save(Persister& persister, const std::vector<uint64_t>& lines);
 
+  // Before an unsynced commit applies `entries` in place (after Save):
+  // keeps them where recovery in the same boot finds them, should the
+  // process die halfway through the apply. Plain stores, no flush.
+  // ResourceExhausted when they do not fit beside the undo entries (full()
+  // is then true). Applied() once the apply is over.
+  absl::Status Journal(const std::vector<LogEntry>& entries);
+  void Applied();
+
   // The store made the run durable and retired the base commit's record;
   // forgets the run.
   void End();
 
-  // At open, before the log is replayed: when a run was open at the crash
-  // (its header valid and the base commit's record still in its slot),
-  // writes every saved line back and makes them durable. *min_next_seq:
-  // the next commit's sequence number must be at least this (past the
-  // base of any old run).
+  // At open, before the log is replayed, when a run was open (its header
+  // valid and the base commit's record still in its slot). Begun in this
+  // boot: completes the commit its journal holds, makes the whole pool
+  // durable and retires the base record (the run is kept). Else (a power
+  // failure or kernel crash, or an unknown boot): writes every saved line
+  // back and makes them durable (the pool is at the base again).
+  // *min_next_seq: the next commit's sequence number must be at least this
+  // (past the base of any old run).
   static absl::Status Recover(Pool& pool, Persister& persister, uint64_t* min_next_seq);
 
  private:
   char* Slot() const;
+  ApplyJournal* journal() const;
+  static absl::Status KeepRun(Pool& pool, Persister& persister, char* slot, const UndoHeader& header,
+                              uint64_t* min_next_seq);
+  static absl::Status RollBack(Pool& pool, Persister& persister, char* slot, const UndoHeader& header);
 
   char* base_;
   bool open_ = false;

@@ -52,17 +52,17 @@ std::string Workload::ValueOf(uint64_t index, const std::string& key) const {
   return value;
 }
 
-absl::Status Workload::Apply(Store& store, const Operation& op) const {
+absl::Status Workload::Apply(Store& store, const Operation& op, const WriteOptions& options) const {
   if (!op.batch) {
     const Mutation& m = op.mutations[0];
-    return m.put ? store.Put(m.key, ValueOf(op.index, m.key)) : store.Delete(m.key);
+    return m.put ? store.Put(options, m.key, ValueOf(op.index, m.key)) : store.Delete(options, m.key);
   }
   WriteBatch batch;
   for (const Mutation& m : op.mutations) {
     if (m.put) batch.Put(m.key, ValueOf(op.index, m.key));
     else batch.Delete(m.key);
   }
-  return store.Write(batch);
+  return store.Write(options, batch);
 }
 
 void Model::Apply(const Operation& op) {

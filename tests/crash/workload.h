@@ -32,7 +32,7 @@ class Workload {
   // The value operation `index` writes under `key` (sizes from 0 bytes to
   // 1.5 MiB, so small records and 2 MiB runs are both exercised).
   std::string ValueOf(uint64_t index, const std::string& key) const;
-  absl::Status Apply(Store& store, const Operation& op) const;
+  absl::Status Apply(Store& store, const Operation& op, const WriteOptions& options = WriteOptions()) const;
 
   int keyspace() const { return keyspace_; }
   std::string KeyName(int k) const;

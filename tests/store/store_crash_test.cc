@@ -3,6 +3,9 @@
 // last durable one (the acknowledged state when no unsynced write is
 // pending), or with the write in flight; pass `check`; and accept new
 // writes. At least a fifth of the images are taken inside unsynced runs.
+// Those are recovered as after a power failure (another boot); the memory
+// at each crash point inside a run is also recovered as after a kill (the
+// same boot), and must hold every acknowledged write.
 //
 // Four shards with their own seeds run as separate ctest tests, so ctest
 // -j runs them side by side; each asserts its own share of the images.
@@ -51,15 +54,16 @@ void RunShard(int shard) {
   const crash_sim::Result r = crash_sim::Run(config);
   std::printf(
       "crash images recovered and checked: %llu distinct (%llu inside unsynced runs, %.0f%%; %llu identical "
-      "skipped) at %llu crash points, %d ops in %.1f s (%.2f ms/image)\n"
+      "skipped) at %llu crash points, %d ops in %.1f s (%.2f ms/image); %llu kill images\n"
       "  puts %d (overwrites %d, >= 1 MiB %d), deletes %d, batches %d, unsynced runs %d, "
-      "restarts after crash %d / after close %d, pool %llu -> %llu bytes (seed %llu)\n",
+      "restarts after crash %d / after kill %d / after close %d, pool %llu -> %llu bytes (seed %llu)\n",
       static_cast<unsigned long long>(r.images), static_cast<unsigned long long>(r.unsynced_images),
       r.images == 0 ? 0.0 : 100.0 * static_cast<double>(r.unsynced_images) / static_cast<double>(r.images),
       static_cast<unsigned long long>(r.duplicates),
       static_cast<unsigned long long>(r.crash_points), r.ops, r.seconds,
-      r.images == 0 ? 0.0 : 1000.0 * r.seconds / static_cast<double>(r.images), r.puts, r.overwrites, r.large_puts,
-      r.deletes, r.batches, r.unsynced_runs, r.crash_restarts, r.close_restarts,
+      r.images == 0 ? 0.0 : 1000.0 * r.seconds / static_cast<double>(r.images),
+      static_cast<unsigned long long>(r.kill_images), r.puts, r.overwrites, r.large_puts,
+      r.deletes, r.batches, r.unsynced_runs, r.crash_restarts, r.kill_restarts, r.close_restarts,
       static_cast<unsigned long long>(r.initial_file_bytes), static_cast<unsigned long long>(r.final_file_bytes),
       static_cast<unsigned long long>(seed));
   EXPECT_EQ(r.failure, "") << "seed " << seed;
@@ -75,6 +79,9 @@ void RunShard(int shard) {
     // and are a fair share of them.
     EXPECT_GE(r.unsynced_images * 5, r.images) << "fewer than 20% of the images inside unsynced runs";
     EXPECT_GT(r.crash_restarts + r.close_restarts, 0);
+    // Kills inside runs were checked, and a store reopened after one.
+    EXPECT_GT(r.kill_images, 0u);
+    EXPECT_GT(r.kill_restarts, 0);
     EXPECT_GT(r.final_file_bytes, r.initial_file_bytes) << "the pool never grew";
   }
 }

@@ -38,7 +38,7 @@ TEST(StoreUnsyncedTest, RunThatOutgrowsItsUndoLogEndsItselfAndKeepsEveryWrite) {
   ASSERT_NE(store, nullptr);
   constexpr int kKeys = kManyKeys;
   // One key in every 25 changes: about three live lines of a different
-  // leaf each, more than one undo log holds (13 106 lines).
+  // leaf each, more than one undo log holds (13 105 lines).
   for (int i = 0; i < kKeys; i += 25) ASSERT_TRUE(store->Put(kUnsynced, Key(i), ValueFor(i + 7, 30)).ok()) << i;
   ASSERT_TRUE(store->Close().ok());
   store = OpenOrDie(path, Options());

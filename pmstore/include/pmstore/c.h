@@ -160,8 +160,8 @@ void pmstore_readoptions_set_verify_checksums(pmstore_readoptions_t* options, bo
 pmstore_writeoptions_t* pmstore_writeoptions_create(void);
 void pmstore_writeoptions_destroy(pmstore_writeoptions_t* options);
 /* true: durable when the call returns. false: durable only after
- * pmstore_sync or close; a killed process loses nothing, a power failure
- * may (see pmstore/options.h). */
+ * pmstore_sync or close; a killed process loses nothing (the next open in
+ * the same boot keeps it), a power failure may (see pmstore/options.h). */
 void pmstore_writeoptions_set_sync(pmstore_writeoptions_t* options, bool value);
 
 /* Which keys an iterator visits: all by default. Bounds are copied. */

@@ -57,8 +57,10 @@ struct WriteOptions {
   // the pool clean and exactly as the last durable write left it: the
   // run's writes are lost together, never partly, never damaging (an undo
   // log in the pool sees to that, doc/FORMAT.md "Unsynced runs"). A killed
-  // process loses nothing either way (the data is in the page cache or
-  // the persistence domain's caches), as with LMDB's NOSYNC. Cost: nothing
+  // process loses nothing either way, as with LMDB's NOSYNC: its writes are
+  // in the page cache or the persistence domain's caches, and the next
+  // open in the same boot (told by the kernel's boot id) keeps every
+  // acknowledged one and makes them durable. Cost: nothing
   // is flushed per write, but the first change of each 64-byte line that
   // existed before the run costs a flush and fence (page granularity: an
   // msync) — cheap for loads into new space, about three lines per leaf

@@ -51,6 +51,8 @@ constexpr Redundant kRedundant[] = {
     {PersistSite::kUndoRestoreDrain,
      "the log replay that follows drains too: an unsynced run is open only while its base commit's "
      "record is in the log, and recovery replays that record"},
+    {PersistSite::kRunCompleteEndDrain,
+     "the log replay that follows drains too, and it replays the empty record that retired the run's base"},
     {PersistSite::kSyncAppliedFlush,
      "outside an unsynced run everything acknowledged is durable already: the lines hold the last "
      "commit's applied words, whose log record is durable and replayed at the next open, and the next "

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -14,6 +15,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
+#include "pmstore/src/boot_id.h"
 #include "pmstore/src/persist_site.h"
 #include "pmstore/src/persister.h"
 #include "pmstore/src/store_impl.h"
@@ -58,8 +61,15 @@ class Simulator {
    public:
     ShadowPersister(Simulator* sim, const mapping::Mapping& mapping, const mapping::PoolFile& file)
         : sim_(sim), base_(mapping.address()), mapping_(&mapping), file_(&file) {
-      shadow_.assign(base_, base_ + mapping.length());  // what the file held when mapped
-      sim_->durable_length_ = mapping.length();
+      if (!sim_->inherited_shadow_.empty()) {
+        // After a kill: the media still holds what it held; the mapping
+        // shows memory (the file as the dead process left it).
+        shadow_ = std::move(sim_->inherited_shadow_);
+        sim_->inherited_shadow_.clear();
+      } else {
+        shadow_.assign(base_, base_ + mapping.length());  // what the file held when mapped
+        sim_->durable_length_ = mapping.length();
+      }
       Extend();
       for (uint64_t page = 0; page < shadow_.size(); page += kPage) NoteContents(page);
     }
@@ -129,6 +139,14 @@ class Simulator {
 
   uint64_t DurableLength() const { return std::min(durable_length_, persister_->mapped()); }
 
+  enum class RestartKind { kClose, kPowerFailure, kKill };
+
+  // The boot a store opened now runs in (a simulated boot id).
+  static void SetBoot(uint64_t n) { internal::SetBootIdForTesting(internal::BootId{{0x626f6f742d73696dull, n}}); }
+  // Whether acknowledged unsynced writes are not durable yet (or one is in
+  // flight): a kill must keep them, a power failure may lose them.
+  bool InsideRun() const { return allowed_.size() > 1 || (in_flight_.has_value() && !in_flight_sync_); }
+
   bool OpenStore(const char* what);
   void Step();
   WriteOptions NextWrite() const { return WriteOptions{.sync = run_left_ == 0}; }
@@ -136,7 +154,7 @@ class Simulator {
   void DeleteOp(std::string key);
   void BatchOp();
   void SyncOp();
-  void Restart(bool clean);
+  void Restart(RestartKind kind);
   std::string NextValue(size_t size) { return testing::ValueFor(rng_(), size); }
 
   // The write about to be made: its state if it takes effect.
@@ -160,8 +178,8 @@ class Simulator {
   void Fail(const std::string& what) {
     if (result_.failure.empty()) result_.failure = what + " (op " + std::to_string(result_.ops) + ", " + where_ + ")";
   }
-  bool BuildImage(const std::vector<uint64_t>& lines, uint64_t length);
-  void CheckImage();
+  bool BuildImage(const std::vector<uint64_t>& lines, uint64_t length, bool kill);
+  void CheckImage(bool kill);
   // Everything `store` holds; the large value as its digest.
   Model Contents(Store& store);
   // The allowed state `seen` is (its index), or -1; the write in flight: -2.
@@ -175,6 +193,11 @@ class Simulator {
   ShadowPersister* persister_ = nullptr;
   std::vector<char> closed_shadow_;  // handed over by a closing store
   uint64_t durable_length_ = 0;
+  std::vector<char> inherited_shadow_;  // for the persister of a store reopened after a kill
+  uint64_t boot_ = 1;                   // the boot the workload runs in
+  // Open is recovering from a power failure: the run may be lost already,
+  // so a kill now may leave any state a power failure may.
+  bool after_power_failure_ = false;
   bool armed_ = false;
   const char* where_ = "";
 
@@ -196,18 +219,21 @@ void Simulator::CrashHere(const char* where) {
   ++result_.crash_points;
   persister_->Extend();
   const uint64_t length = DurableLength();
+  const uint64_t mapped = persister_->mapped();
   const std::vector<char>& shadow = persister_->shadow();
   const char* live = persister_->live();
   // Lines written but not persisted: the hardware may have written back
-  // any subset of them.
-  std::vector<uint64_t> unpersisted;
-  for (uint64_t page = 0; page < length; page += kPage) {
-    const uint64_t end = std::min(page + kPage, length);
+  // any subset of them (those within the durable length); a kill leaves
+  // them all, the file at its full length.
+  std::vector<uint64_t> written;
+  for (uint64_t page = 0; page < mapped; page += kPage) {
+    const uint64_t end = std::min(page + kPage, mapped);
     if (std::memcmp(shadow.data() + page, live + page, end - page) == 0) continue;
     for (uint64_t line = page; line < end; line += kLine) {
-      if (std::memcmp(shadow.data() + line, live + line, kLine) != 0) unpersisted.push_back(line);
+      if (std::memcmp(shadow.data() + line, live + line, kLine) != 0) written.push_back(line);
     }
   }
+  const std::vector<uint64_t> unpersisted(written.begin(), std::lower_bound(written.begin(), written.end(), length));
   std::vector<uint64_t> chosen;
   const int variants = unpersisted.empty() ? 1 : config_.random_subsets + 2;
   for (int variant = 0; variant < variants && result_.failure.empty(); ++variant) {
@@ -224,16 +250,18 @@ void Simulator::CrashHere(const char* where) {
         if (hit != keep_most) chosen.push_back(line);
       }
     }
-    if (BuildImage(chosen, length)) CheckImage();
+    if (BuildImage(chosen, length, /*kill=*/false)) CheckImage(/*kill=*/false);
   }
+  if (InsideRun() && result_.failure.empty() && BuildImage(written, mapped, /*kill=*/true)) CheckImage(/*kill=*/true);
 }
 
 // Makes the image file hold the shadow (first `length` bytes) with the
 // live contents of `lines`. False when an identical image was checked
 // before (or the file cannot be written: then a failure is recorded).
-bool Simulator::BuildImage(const std::vector<uint64_t>& lines, uint64_t length) {
+bool Simulator::BuildImage(const std::vector<uint64_t>& lines, uint64_t length, bool kill) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
+  XXH3_64bits_update(state, &kill, sizeof(kill));
   const uint64_t generation = persister_->generation();
   XXH3_64bits_update(state, &generation, sizeof(generation));
   XXH3_64bits_update(state, &length, sizeof(length));
@@ -282,27 +310,45 @@ int Simulator::Recognise(const Model& seen) const {
   return in_flight_.has_value() && *in_flight_ == seen ? -2 : -1;
 }
 
-void Simulator::CheckImage() {
-  ++result_.images;
-  if (allowed_.size() > 1 || (in_flight_.has_value() && !in_flight_sync_)) ++result_.unsynced_images;
+// Recovers the image file and checks it. A power failure (`kill` false:
+// the pool is opened in the next boot) may leave the state after any
+// commit since the last durable one, or the write in flight; a kill in
+// this boot (memory as the process left it) must keep every acknowledged
+// write, unsynced ones too, or have the write in flight whole.
+void Simulator::CheckImage(bool kill) {
+  if (kill) {
+    ++result_.kill_images;
+  } else {
+    ++result_.images;
+    if (InsideRun()) ++result_.unsynced_images;
+    SetBoot(boot_ + 1);
+  }
+  const absl::Cleanup same_boot_again = [this] { SetBoot(boot_); };
+  const std::string after = kill ? " after a kill" : "";
   auto recovered = Store::Open(image_.path(), Options());
   if (!recovered.ok()) {
-    Fail("recovery failed: " + std::string(recovered.status().message()));
+    Fail("recovery" + after + " failed: " + std::string(recovered.status().message()));
     return;
   }
   Store& store = **recovered;
   const Model seen = Contents(store);
-  if (Recognise(seen) == -1) {
-    Fail("recovered contents match no state after a commit since the last durable one, nor the write in flight: " +
-         Describe(seen));
+  const int state = Recognise(seen);
+  // (Compared directly: the write in flight may lead back to an earlier
+  // state, which Recognise would name first.)
+  const bool kept = seen == allowed_.back() || (in_flight_.has_value() && seen == *in_flight_);
+  if (state == -1 || (kill && !kept && !after_power_failure_)) {
+    Fail(kill ? "after a kill the pool " + std::string(state >= 0 ? "went back to an earlier commit" : "matches no state") +
+                    ", losing acknowledged writes: " + Describe(seen)
+              : "recovered contents match no state after a commit since the last durable one, nor the write in "
+                "flight: " + Describe(seen));
     return;
   }
   const CheckReport report = store.CheckNow();
   if (!report.clean()) {
-    Fail("check after recovery: " + report.problems.front());
+    Fail("check after recovery" + after + ": " + report.problems.front());
     return;
   }
-  if (!store.Put("after-crash", "x").ok()) Fail("recovered store refuses writes");
+  if (!store.Put("after-crash", "x").ok()) Fail("recovered store" + after + " refuses writes");
 }
 
 std::string Simulator::Describe(const Model& seen) const {
@@ -399,11 +445,23 @@ void Simulator::SyncOp() {
 }
 
 // Continues from a crash image (recovery runs under the model, so its own
-// drain is a crash point) or, when `clean`, from what a closed store left
-// persisted.
-void Simulator::Restart(bool clean) {
+// drain is a crash point; the next boot), from memory as a killed process
+// left it (the same boot; the model keeps what had reached the media), or
+// from what a closed store left persisted.
+void Simulator::Restart(RestartKind kind) {
+  const bool clean = kind == RestartKind::kClose;
   std::vector<char> image;
-  if (clean) {
+  if (kind == RestartKind::kKill) {
+    ++result_.kill_restarts;
+    persister_->Extend();
+    image.assign(persister_->live(), persister_->live() + persister_->mapped());
+    std::vector<char> media = persister_->shadow();
+    armed_ = false;
+    store_.reset();  // its close writes to the old file, which is replaced below
+    persister_ = nullptr;
+    armed_ = true;
+    inherited_shadow_ = std::move(media);
+  } else if (clean) {
     ++result_.close_restarts;
     where_ = "close";
     run_left_ = 0;
@@ -424,19 +482,24 @@ void Simulator::Restart(bool clean) {
     store_.reset();
     persister_ = nullptr;
     armed_ = true;
+    SetBoot(++boot_);
   }
   const int fd = open(pool_path_.c_str(), O_RDWR | O_TRUNC);
   const bool written = fd >= 0 && write(fd, image.data(), image.size()) == static_cast<ssize_t>(image.size());
   if (fd >= 0) close(fd);
   if (!written) return Fail("cannot write the pool for a restart");
-  where_ = clean ? "reopen after close" : "reopen after crash";
-  if (!OpenStore(where_)) return;
+  where_ = clean ? "reopen after close" : kind == RestartKind::kKill ? "reopen after kill" : "reopen after crash";
+  after_power_failure_ = kind == RestartKind::kPowerFailure;
+  const bool opened = OpenStore(where_);
+  after_power_failure_ = false;
+  if (!opened) return;
   const Model seen = Contents(*store_);
   const int state = Recognise(seen);
-  if (state < 0 || (clean && state != static_cast<int>(allowed_.size()) - 1)) {
+  if (state < 0 || (kind != RestartKind::kPowerFailure && state != static_cast<int>(allowed_.size()) - 1)) {
     return Fail("reopened store lost acknowledged state: " + Describe(seen));
   }
-  // Whatever it recovered to is now the durable state to build on.
+  // Whatever it recovered to is now the durable state to build on (after a
+  // kill too: Open made the run durable).
   Model recovered = allowed_[static_cast<size_t>(state)];
   allowed_ = {std::move(recovered)};
   run_left_ = 0;
@@ -460,7 +523,8 @@ void Simulator::Step() {
   // op 30, a restart from a crash image by op 60 and after a close by 120,
   // and at op 90 a durable put and then a run that commits nothing (its
   // end must still flush what the put applied, before it retires the put's
-  // record).
+  // record); from op 40, at the first chance, a restart after a kill inside
+  // a run.
   if (result_.ops == 30 && result_.large_puts == 0) {
     PutOp(kLargeKey, (1u << 20) + rng_() % 100000);
   } else if (result_.ops == 90 && run_left_ == 0) {
@@ -468,9 +532,12 @@ void Simulator::Step() {
     run_left_ = 1;
     DeleteOp("absent");
   } else if ((result_.ops == 60 && result_.crash_restarts == 0) || (result_.ops == 120 && result_.close_restarts == 0)) {
-    return Restart(/*clean=*/result_.ops == 120);
+    return Restart(result_.ops == 120 ? RestartKind::kClose : RestartKind::kPowerFailure);
+  } else if (result_.ops >= 40 && result_.kill_restarts == 0 && allowed_.size() > 1) {
+    return Restart(RestartKind::kKill);
   } else if (rng_() % 1000 < static_cast<uint64_t>(config_.restarts_per_1000_ops)) {
-    return Restart(rng_() % 2 == 0);
+    static constexpr RestartKind kKinds[] = {RestartKind::kClose, RestartKind::kPowerFailure, RestartKind::kKill};
+    return Restart(kKinds[rng_() % 3]);
   } else {
     const uint64_t dice = rng_() % 100;
     if (dice < 40) {
@@ -498,6 +565,8 @@ void Simulator::Step() {
 Result Simulator::Run() {
   const auto start = std::chrono::steady_clock::now();
   g_simulator = this;
+  const internal::BootId real_boot = internal::CurrentBootId();
+  SetBoot(boot_);
   // Creation is not armed: until it is published under its name the pool
   // does not exist for a reader. Right after, it must open empty.
   if (OpenStore("create")) {
@@ -510,6 +579,7 @@ Result Simulator::Run() {
   }
   store_.reset();
   g_simulator = nullptr;
+  internal::SetBootIdForTesting(real_boot);
   unlink(image_.path().c_str());
   unlink(pool_path_.c_str());
   result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -24,6 +24,16 @@
 // The growth fdatasync goes through the persister too: a grown length
 // survives a crash only once Persister::SyncLength ran.
 //
+// Power failures and kills. Every crash image above is a power failure:
+// it is recovered as in another boot (internal::SetBootIdForTesting), and
+// a restart from one moves the workload to a new boot. Inside unsynced
+// runs each crash point is also a kill: the image of memory (every line
+// as written, the file at its full length) recovered in the same boot
+// must hold every acknowledged write (or the write in flight, whole).
+// Restarts from a kill keep the cache model's persisted lines and recover
+// under it, so a power failure during or after that recovery is checked
+// too: the kept run must be durable once Open returns.
+//
 // Links against either the store library or the test-only pmstore_mutants
 // build (PMSTORE_PERSIST_MUTANTS), where one persistence site at a time can
 // be removed.
@@ -57,10 +67,13 @@ struct Result {
   uint64_t unsynced_images = 0;
   uint64_t duplicates = 0;  // images skipped as identical to a checked one
   uint64_t crash_points = 0;
+  // Kill images: memory at a crash point inside an unsynced run, recovered
+  // in the same boot (not counted in `images`).
+  uint64_t kill_images = 0;
   int ops = 0;
   // What the workload did.
   int puts = 0, overwrites = 0, deletes = 0, batches = 0, large_puts = 0, unsynced_runs = 0;
-  int crash_restarts = 0, close_restarts = 0;
+  int crash_restarts = 0, close_restarts = 0, kill_restarts = 0;
   uint64_t initial_file_bytes = 0, final_file_bytes = 0;
   double seconds = 0;
   std::string failure;  // empty: every image recovered to an allowed state
