@@ -11,10 +11,6 @@ out=/run/dax-vm/out
 . "$out/config.sh"   # DAXVM_FS, DAXVM_NUMA, DAXVM_ROOT, DAXVM_MKFS_OPTS, DAXVM_CMD (array)
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
-# Scratch space that is always writable: the guest's /tmp is the host's,
-# read-only, when the project tree itself lives under /tmp.
-mkdir -p /run/tmp && chmod 1777 /run/tmp
-export TMPDIR=/run/tmp
 log() { echo "dax-vm[guest]: $*"; }
 fail() { log "$*"; echo 125 > "$out/rc"; exit 125; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }

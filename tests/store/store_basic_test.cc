@@ -240,6 +240,7 @@ TEST(StoreOnExt4Test, DurablePutsSurviveReopenOnTheRootFileSystem) {
   const std::string path = dir.File("pool");
   {
     auto store = OpenOrDie(path, SmallPool());
+    ASSERT_NE(store, nullptr);
     EXPECT_EQ(store->GetStats().granularity, Granularity::kPage);
     for (int i = 0; i < 20; ++i) ASSERT_TRUE(store->Put("k" + std::to_string(i), std::to_string(i)).ok());
     WriteBatch batch;
@@ -248,6 +249,7 @@ TEST(StoreOnExt4Test, DurablePutsSurviveReopenOnTheRootFileSystem) {
     ASSERT_TRUE(store->Delete("k3").ok());
   }
   auto store = OpenOrDie(path, Options());
+  ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->GetStats().keys, 519u);
   std::string value;
   ASSERT_TRUE(store->Get("b499", &value).ok());
