@@ -131,7 +131,7 @@ class Store {
   // Each value is whole and acknowledged, as with Get. Not a snapshot of
   // the batch: as with that many Gets, a write made meanwhile may be seen
   // for some keys and not for others (writers are let in between chunks
-  // of 16 keys). ReadOptions is where a snapshot will be named.
+  // of 32 keys). ReadOptions is where a snapshot will be named.
   virtual std::vector<absl::Status> MultiGet(const ReadOptions& options, std::span<const std::string_view> keys,
                                              std::vector<std::string>* values) = 0;
   // The same without copies, in RocksDB's array form: `keys`, `values`
