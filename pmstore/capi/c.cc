@@ -292,8 +292,8 @@ pmstore_code_t pmstore_multiget(pmstore_t* db, const pmstore_readoptions_t* opti
   std::vector<std::string_view> views(num_keys);
   for (size_t i = 0; i < num_keys; ++i) {
     if (!ValidBytes(keys[i], keylens[i])) {
-      return BadArgument("pmstore_multiget", absl::StrCat("keys[", i, "] is NULL but keylens[", i, "] is not 0").c_str(),
-                         errmsg);
+      const std::string problem = absl::StrCat("keys[", i, "] is NULL but keylens[", i, "] is not 0");
+      return BadArgument("pmstore_multiget", problem.c_str(), errmsg);
     }
     views[i] = Bytes(keys[i], keylens[i]);
   }

@@ -457,7 +457,8 @@ int RunBench(const BenchConfig& requested) {
   }
   std::printf("pmstore bench: %llu keys of %d B, values of %d B, %d thread(s), %s, %s (%s)\n  pmstore: %s\n",
               static_cast<unsigned long long>(config.num), config.key_size, config.value_size, config.threads,
-              config.sync ? "durable (sync) writes" : "sync=false", config.pool.c_str(), base::FormatBytes(config.size).c_str(),
+              config.sync ? "durable (sync) writes" : "sync=false", config.pool.c_str(),
+              base::FormatBytes(config.size).c_str(),
               describe.c_str());
   PrintTable("pmstore", *results, config.batch);
   if (!other.empty()) {

@@ -206,13 +206,11 @@ void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uin
     const Leaf& leaf = *LeafAt(pending[i].leaf);
     const KeyPrefixes prefixes(keys[i]);
     int pos;
-    for (int slot = pending[i].slot; slot >= 0; slot = NextNamed(leaf.header, leaf, prefixes, &pending[i].candidates, &pos)) {
-      const uint64_t record = leaf.slots[slot].record;
-      if (RecordKey(base_, pool_->length(), record) == keys[i]) {
-        records[i] = record;
-        break;
-      }
+    int slot = pending[i].slot;
+    while (slot >= 0 && RecordKey(base_, pool_->length(), leaf.slots[slot].record) != keys[i]) {
+      slot = NextNamed(leaf.header, leaf, prefixes, &pending[i].candidates, &pos);
     }
+    if (slot >= 0) records[i] = leaf.slots[slot].record;
   }
 }
 

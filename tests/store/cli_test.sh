@@ -70,8 +70,10 @@ jq -e '[.benchmarks[].name] == ["fillseq", "readwhilewriting", "readwhilewriting
 expect 0 "bench --compare=lmdb" -- "$PMSTORE" bench "$DIR/bench2" --size=64M --num=1000 --compare=lmdb
 grep -q "ratio pmstore/lmdb" "$DIR/out" || { echo "FAIL: bench compare output"; failures=$((failures + 1)); }
 # Hits, misses and batches reported apart; LMDB runs readrandom for multiget.
-expect 0 "bench multiget readmissing" -- "$PMSTORE" bench "$DIR/mg" --size=64M --num=2000 --reads=3000 --batch=7 --benchmarks=fillseq,readrandom,multiget,readmissing --compare=lmdb --output-format=json
-jq -e '[.benchmarks[] | [.name, .ops, .found]] == [["fillseq", 2000, 0], ["readrandom", 3000, 3000], ["multiget", 3000, 3000], ["readmissing", 3000, 0]]
+expect 0 "bench multiget readmissing" -- "$PMSTORE" bench "$DIR/mg" --size=64M --num=2000 --reads=3000 --batch=7 \
+  --benchmarks=fillseq,readrandom,multiget,readmissing --compare=lmdb --output-format=json
+jq -e '[.benchmarks[] | [.name, .ops, .found]]
+         == [["fillseq", 2000, 0], ["readrandom", 3000, 3000], ["multiget", 3000, 3000], ["readmissing", 3000, 0]]
        and [.compare.benchmarks[].name] == ["fillseq", "readrandom", "readrandom", "readmissing"]
        and (.compare.ratios | has("multiget/readrandom") and has("readmissing")) and .batch == 7' "$DIR/out" >/dev/null \
   || { echo "FAIL: bench multiget/readmissing: $(jq -c '[.benchmarks, .compare.ratios]' "$DIR/out")"; failures=$((failures + 1)); }

@@ -70,7 +70,8 @@ TEST_F(StoreMultiGetTest, EqualsGetForFoundDeletedAndNeverWrittenKeys) {
   // Short keys, 16-byte keys, and long keys that tie on their first 16
   // bytes (compared in the record), over many leaves.
   for (int i = 0; i < 3000; ++i) {
-    std::string key = i % 3 == 0 ? std::to_string(i) : (i % 3 == 1 ? "k" + std::string(15 - std::to_string(i).size(), '0') + std::to_string(i) : "long/shared/prefix/" + std::to_string(i));
+    const std::string n = std::to_string(i);
+    const std::string key = i % 3 == 0 ? n : (i % 3 == 1 ? "k" + std::string(15 - n.size(), '0') + n : "long/shared/prefix/" + n);
     ASSERT_TRUE(store->Put(key, ValueFor(i, rng() % 300)).ok());
     written.push_back(key);
   }
@@ -90,7 +91,8 @@ TEST_F(StoreMultiGetTest, EqualsGetForFoundDeletedAndNeverWrittenKeys) {
   // Every length around the chunk size, the rest of a chunk included.
   for (size_t n : {size_t{0}, size_t{1}, kChunk - 1, kChunk, kChunk + 1, 3 * kChunk + 5}) {
     SCOPED_TRACE("batch of " + std::to_string(n));
-    ASSERT_NO_FATAL_FAILURE(ExpectMultiGetEqualsGet(*store, std::vector<std::string>(batch.begin(), batch.begin() + n)));
+    const std::vector<std::string> first_n(batch.begin(), batch.begin() + n);
+    ASSERT_NO_FATAL_FAILURE(ExpectMultiGetEqualsGet(*store, first_n));
   }
 }
 
@@ -134,7 +136,8 @@ TEST_F(StoreMultiGetTest, LargeValuesInRunsComeBackWhole) {
   }
   ASSERT_NO_FATAL_FAILURE(ExpectMultiGetEqualsGet(*store, batch));
   // With verification on, the checksums of the runs are read too.
-  const std::vector<absl::Status> verified = store->MultiGet(ReadOptions{.verify_checksums = true}, Views(batch), &values);
+  const ReadOptions verify{.verify_checksums = true};
+  const std::vector<absl::Status> verified = store->MultiGet(verify, Views(batch), &values);
   for (size_t i = 0; i < sizes.size(); ++i) EXPECT_TRUE(verified[2 * i].ok()) << verified[2 * i];
 }
 
@@ -211,7 +214,8 @@ TEST_F(StoreMultiGetTest, DamagedRecordIsDataLossForThatKeyAlone) {
   auto store = OpenOrDie(path_, Options());
   const std::vector<std::string> batch = {"bystander", "victim", "nope", "victim"};
   std::vector<std::string> values;
-  const std::vector<absl::Status> statuses = store->MultiGet(ReadOptions{.verify_checksums = true}, Views(batch), &values);
+  const ReadOptions verify{.verify_checksums = true};
+  const std::vector<absl::Status> statuses = store->MultiGet(verify, Views(batch), &values);
   EXPECT_TRUE(statuses[0].ok());
   EXPECT_EQ(values[0], "fine");
   EXPECT_EQ(statuses[1].code(), absl::StatusCode::kDataLoss) << statuses[1];

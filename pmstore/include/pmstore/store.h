@@ -7,8 +7,8 @@
 //   absl::Status s = (*store)->Put({}, "key", "value");
 //
 // Thread-safety: every method may be called from any number of threads at
-// once. Readers (Get, MultiGet, Contains, iterators, GetStats, CheckNow) never block
-// each other. Writers (Put, Delete, Write, Sync, Close) take turns. A
+// once. Readers (Get, MultiGet, Contains, iterators, GetStats, CheckNow)
+// never block each other. Writers (Put, Delete, Write, Sync, Close) take turns. A
 // writer keeps readers out while it stages its write in memory and while
 // it applies its commit (microseconds); it lets them in while it waits for
 // an msync (page granularity), except for a write that splits or empties
