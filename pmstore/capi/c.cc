@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -276,6 +277,45 @@ pmstore_code_t pmstore_get(pmstore_t* db, const pmstore_readoptions_t* options, 
   *val = copy;
   *vallen = value.size();
   return PMSTORE_OK;
+}
+
+pmstore_code_t pmstore_multiget(pmstore_t* db, const pmstore_readoptions_t* options, size_t num_keys,
+                                const char* const* keys, const size_t* keylens, char** vals, size_t* vallens,
+                                pmstore_code_t* codes, char** errmsg) {
+  if (db == nullptr) return BadArgument("pmstore_multiget", "db is NULL", errmsg);
+  if (num_keys > 0 && (keys == nullptr || keylens == nullptr)) {
+    return BadArgument("pmstore_multiget", "keys or keylens is NULL", errmsg);
+  }
+  if (num_keys > 0 && (vals == nullptr || vallens == nullptr || codes == nullptr)) {
+    return BadArgument("pmstore_multiget", "vals, vallens or codes (the outputs) is NULL", errmsg);
+  }
+  std::vector<std::string_view> views(num_keys);
+  for (size_t i = 0; i < num_keys; ++i) {
+    if (!ValidBytes(keys[i], keylens[i])) {
+      const std::string problem = absl::StrCat("keys[", i, "] is NULL but keylens[", i, "] is not 0");
+      return BadArgument("pmstore_multiget", problem.c_str(), errmsg);
+    }
+    views[i] = Bytes(keys[i], keylens[i]);
+  }
+  std::vector<std::string> values;
+  const std::vector<absl::Status> statuses = db->store->MultiGet(ReadOptionsOf(options), views, &values);
+  pmstore_code_t result = PMSTORE_OK;
+  for (size_t i = 0; i < num_keys; ++i) {
+    absl::Status status = statuses[i];
+    vals[i] = nullptr;
+    vallens[i] = 0;
+    if (status.ok()) {
+      vals[i] = CopyToMalloc(values[i]);
+      if (vals[i] == nullptr && !values[i].empty()) {
+        status = absl::ResourceExhaustedError("pmstore_multiget: out of memory");
+      } else {
+        vallens[i] = values[i].size();
+      }
+    }
+    codes[i] = ToCode(status.code());
+    if (result == PMSTORE_OK && !status.ok() && !absl::IsNotFound(status)) result = Report(status, errmsg);
+  }
+  return result;
 }
 
 pmstore_code_t pmstore_contains(pmstore_t* db, const char* key, size_t keylen, bool* found, char** errmsg) {

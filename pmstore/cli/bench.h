@@ -10,18 +10,23 @@ namespace pmstore::cli {
 
 struct BenchConfig {
   std::string pool;
-  uint64_t size = 1ull << 30;
-  std::vector<std::string> benchmarks;  // fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom, readwhilewriting, reopen
+  uint64_t size = 0;  // of the pool and of LMDB's map; 0: sized to fit num keys (at least 1 GiB)
+  // fillseq, fillrandom, overwrite, readrandom, readmissing, multiget, readseq, deleterandom,
+  // readwhilewriting, reopen
+  std::vector<std::string> benchmarks;
   uint64_t num = 1000000;  // keys: the key space of every benchmark
   uint64_t reads = 0;      // operations of the read benchmarks (0: num)
   int key_size = 16;
-  int value_size = 100;
+  int value_size = 100;  // up to kMaxBenchValueSize
+  int batch = 32;        // keys per MultiGet (multiget)
   int threads = 1;
   bool sync = true;
   bool json = false;
   std::string compare;  // "" or "lmdb"
   uint64_t seed = 301;
 };
+
+inline constexpr int kMaxBenchValueSize = 4 << 20;
 
 // Runs the benchmarks and prints the report; returns the exit status.
 int RunBench(const BenchConfig& config);

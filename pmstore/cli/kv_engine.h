@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -26,6 +28,11 @@ class KvEngine {
   virtual absl::Status Delete(std::string_view key) = 0;
   // OK and *found false when the key is absent.
   virtual absl::Status Get(std::string_view key, std::string* value, bool* found) = 0;
+  // Gets of every key of `keys` at once: (*values)[i] for keys[i] (empty
+  // when absent); *found: how many were present. pmstore's MultiGet; LMDB has
+  // no batched read (the bench runs readrandom there instead).
+  virtual absl::Status MultiGet(std::span<const std::string_view> keys, std::vector<std::string>* values,
+                                uint64_t* found) = 0;
   // Visits up to `limit` entries in key order; returns how many.
   virtual absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) = 0;
 };

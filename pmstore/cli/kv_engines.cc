@@ -29,6 +29,18 @@ class PmstoreEngine final : public KvEngine {
     *found = status.ok();
     return absl::IsNotFound(status) ? absl::OkStatus() : status;
   }
+  absl::Status MultiGet(std::span<const std::string_view> keys, std::vector<std::string>* values,
+                        uint64_t* found) override {
+    *found = 0;
+    for (const absl::Status& status : store_->MultiGet(ReadOptions(), keys, values)) {
+      if (status.ok()) {
+        ++*found;
+      } else if (!absl::IsNotFound(status)) {
+        return status;
+      }
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) override {
     auto it = store_->NewIterator(ReadOptions(), {});
     uint64_t n = 0;
@@ -112,6 +124,10 @@ class LmdbEngine final : public KvEngine {
     if (rc == 0) value->assign(static_cast<const char*>(v.mv_data), v.mv_size);
     mdb_txn_reset(txn);
     return rc == 0 || rc == MDB_NOTFOUND ? absl::OkStatus() : LmdbError(rc, "mdb_get", path_);
+  }
+
+  absl::Status MultiGet(std::span<const std::string_view>, std::vector<std::string>*, uint64_t*) override {
+    return absl::UnimplementedError("LMDB has no batched read: the bench runs readrandom in place of multiget");
   }
 
   absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) override {

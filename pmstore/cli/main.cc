@@ -14,7 +14,8 @@
 #include "pmstore/version.h"
 
 ABSL_FLAG(std::string, size, "",
-          "create, load, bench: size of a new pool, e.g. 64M, 1G (load default 64M, bench default 1G)");
+          "create, load, bench: size of a new pool, e.g. 64M, 1G (load default 64M; bench default: sized to fit "
+          "--num keys of --value-size, at least 1G)");
 ABSL_FLAG(std::string, max_size, "", "create, load: largest size a new pool may grow to (default 16 x --size)");
 ABSL_FLAG(std::string, file, "",
           "put: read the value from this file; dump: write the dump here; load: read it from here "
@@ -25,12 +26,16 @@ ABSL_FLAG(uint64_t, limit, 0, "list: at most this many keys (0: all)");
 ABSL_FLAG(bool, json, false, "stats: print JSON");
 // --- bench: db_bench's names -------------------------------------------------
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
-          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readseq, deleterandom, "
-          "readwhilewriting (--threads readers while one more thread puts), reopen (close, then time the open)");
+          "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readmissing (keys never written), "
+          "multiget (--batch keys per MultiGet), readseq, deleterandom, readwhilewriting (--threads readers while one "
+          "more thread puts), reopen (close, then time the open)");
 ABSL_FLAG(uint64_t, num, 1000000, "bench: keys (and operations per benchmark)");
-ABSL_FLAG(uint64_t, reads, 0, "bench: operations of readrandom, readseq and readwhilewriting's readers (0: --num)");
+ABSL_FLAG(uint64_t, reads, 0,
+          "bench: operations (keys) of readrandom, readmissing, multiget, readseq and readwhilewriting's readers "
+          "(0: --num)");
+ABSL_FLAG(int, batch, 32, "bench: keys per MultiGet call in multiget");
 ABSL_FLAG(int, key_size, 16, "bench: key bytes");
-ABSL_FLAG(int, value_size, 100, "bench: value bytes");
+ABSL_FLAG(std::string, value_size, "100", "bench: value bytes, 0 to 4M (e.g. 100, 1536K, 4M)");
 ABSL_FLAG(int, threads, 1,
           "bench: threads sharing the operations (readwhilewriting: the readers; one writer runs besides)");
 ABSL_FLAG(bool, sync, true, "bench: durable writes (--nosync: sync=false, durable only at close)");
@@ -91,16 +96,28 @@ const std::vector<Subcommand>& Subcommands() {
        "pool, as in db_bench. Per benchmark: ops/s, MB/s, latency p50/p99/p99.9.\n"
        "--compare=lmdb runs the same workload on POOL.lmdb (MDB_WRITEMAP, one synced\n"
        "commit per write when --sync) and prints pmstore/lmdb ratios.\n\n"
+       "readrandom looks up random keys of the key space: after fillseq every one is\n"
+       "present; after fillrandom about 63% are (db_bench's semantics), and a note says\n"
+       "so, since misses are cheaper. readmissing (LevelDB's) looks up keys never\n"
+       "written, next to written ones: misses alone. multiget looks up --batch random\n"
+       "keys per Store::MultiGet call (ops and us/op per key, latencies per batch);\n"
+       "LMDB has no batched read and runs readrandom in its place.\n\n"
        "readwhilewriting (db_bench's): --threads threads look up random keys while one\n"
        "more thread puts random keys (durable with --sync) until the readers finish;\n"
        "the readers' row comes first, then the writer's (readwhilewriting.writer). It\n"
        "shows what a writer's fence or msync costs the readers. Fill the pool first,\n"
        "e.g. in a run of its own with --nosync.\n\n"
+       "Without --size the pool (and LMDB's map) is sized to fit --num keys of\n"
+       "--value-size with room for overwrites, at least 1 GiB; the bench refuses to\n"
+       "start when the file system lacks the room.\n\n"
        "Examples:\n  PMEM2_FORCE_GRANULARITY=CACHE_LINE pmstore bench /dev/shm/pool --compare=lmdb\n"
+       "  pmstore bench /dev/shm/pool --benchmarks=fillseq,readrandom,multiget,readmissing --compare=lmdb\n"
+       "  pmstore bench /dev/shm/pool --benchmarks=fillrandom --value-size=1536K --num=1000\n"
        "  pmstore bench /ext4/pool --benchmarks=fillseq --nosync --num=200000\n"
        "  pmstore bench /ext4/pool --benchmarks=readwhilewriting --num=200000 --reads=20000000 --threads=2\n\n"
        "Exit status: 0, 2 error.",
-       {"size", "benchmarks", "num", "reads", "key_size", "value_size", "threads", "sync", "output_format", "compare"}},
+       {"size", "benchmarks", "num", "reads", "batch", "key_size", "value_size", "threads", "sync", "output_format",
+        "compare"}},
       {"version", "version", "Print the library version.", "", {}},
   };
   return kSubcommands;
@@ -171,27 +188,32 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     if (!need(1, 1)) return Usage(usage);
     cli::BenchConfig config;
     config.pool = args[0];
-    if (!ParseSizeFlag(absl::GetFlag(FLAGS_size), 1ull << 30, &config.size)) return Usage("bad --size");
+    if (!ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, &config.size)) return Usage("bad --size");
     config.benchmarks = absl::StrSplit(absl::GetFlag(FLAGS_benchmarks), ',', absl::SkipEmpty());
     for (const std::string& name : config.benchmarks) {
       if (name != "fillseq" && name != "fillrandom" && name != "overwrite" && name != "readrandom" &&
-          name != "readseq" && name != "deleterandom" && name != "readwhilewriting" && name != "reopen") {
+          name != "readmissing" && name != "multiget" && name != "readseq" && name != "deleterandom" &&
+          name != "readwhilewriting" && name != "reopen") {
         return Usage("unknown benchmark '" + name + "'");
       }
     }
     config.num = absl::GetFlag(FLAGS_num);
     config.reads = absl::GetFlag(FLAGS_reads);
     config.key_size = absl::GetFlag(FLAGS_key_size);
-    config.value_size = absl::GetFlag(FLAGS_value_size);
+    uint64_t value_size = 0;
+    if (!ParseSizeFlag(absl::GetFlag(FLAGS_value_size), 100, &value_size) || value_size > cli::kMaxBenchValueSize) {
+      return Usage("--value-size is 0 to 4M (4194304 bytes), not '" + absl::GetFlag(FLAGS_value_size) + "'");
+    }
+    config.value_size = static_cast<int>(value_size);
+    config.batch = absl::GetFlag(FLAGS_batch);
     config.threads = absl::GetFlag(FLAGS_threads);
     config.sync = absl::GetFlag(FLAGS_sync);
     config.compare = absl::GetFlag(FLAGS_compare);
     const std::string format = absl::GetFlag(FLAGS_output_format);
     if (format != "normal" && format != "json") return Usage("--output-format is normal or json");
     config.json = format == "json";
-    if (config.num == 0 || config.threads < 1 || config.key_size < 1 || config.value_size < 0 ||
-        config.value_size > (1 << 19)) {
-      return Usage("--num, --threads, --key-size must be positive, --value-size at most 512K");
+    if (config.num == 0 || config.threads < 1 || config.key_size < 1 || config.batch < 1) {
+      return Usage("--num, --threads, --key-size and --batch must be positive");
     }
     return cli::RunBench(config);
   }

@@ -141,6 +141,15 @@ sync: the default for writes: True = durable on return; False = durable
   store.def("__contains__", &PyStore::Contains, "key"_a);
   store.def("get", &PyStore::Get, "key"_a, "default"_a = py::none(), py::kw_only(), "verify_checksums"_a = false,
             "The value (bytes), or `default` when absent. verify_checksums: DataLossError on a damaged record.");
+  store.def("multi_get", &PyStore::MultiGet, "keys"_a, py::kw_only(), "verify_checksums"_a = false,
+            R"(The values of `keys` (an iterable of bytes), as a list in the same order:
+bytes for a key that is present, None for one that is absent.
+
+    store.multi_get([b"a", b"missing", b"a"])   # [b"1", None, b"1"]
+
+Faster than a loop of get() for more than a few keys: the lookups' memory
+accesses overlap. Not a snapshot of the batch (a write made meanwhile may be
+seen for some keys only). verify_checksums: DataLossError on a damaged record.)");
   store.def("view", &PyStore::View, "key"_a, py::kw_only(), "verify_checksums"_a = false,
             R"(The value in place, as a read-only memoryview: no copy.
 

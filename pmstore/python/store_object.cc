@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include <deque>
 #include <thread>
 #include <utility>
 
@@ -132,6 +133,25 @@ py::object PyStore::GetItem(py::handle key) {
 py::object PyStore::Get(py::handle key, py::object fallback, bool verify_checksums) {
   py::object value = Lookup(key, verify_checksums);
   return value ? value : fallback;
+}
+
+py::list PyStore::MultiGet(py::iterable keys, bool verify_checksums) {
+  std::deque<BytesArg> held;  // a deque: its elements never move, their views stay valid
+  std::vector<std::string_view> views;
+  for (py::handle key : keys) views.push_back(held.emplace_back(key, "key").view());
+  std::vector<std::string> values;
+  const std::vector<absl::Status> statuses =
+      store().MultiGet(ReadOptions{.verify_checksums = verify_checksums}, views, &values);
+  py::list out(views.size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (absl::IsNotFound(statuses[i])) {
+      out[i] = py::none();
+      continue;
+    }
+    ThrowIfError(statuses[i]);
+    out[i] = ToBytes(values[i]);
+  }
+  return out;
 }
 
 void PyStore::SetItem(py::handle key, py::handle value) { Put(key, value, std::nullopt); }

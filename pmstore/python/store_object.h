@@ -62,6 +62,9 @@ class PyStore {
   bool Contains(py::handle key);
 
   py::object Get(py::handle key, py::object fallback, bool verify_checksums);
+  // The values of `keys` (any iterable of bytes-like keys), in order, None
+  // for a missing one: Store::MultiGet.
+  py::list MultiGet(py::iterable keys, bool verify_checksums);
   // A read-only memoryview of the value in place (KeyError when absent).
   static py::object View(py::object self, py::handle key, bool verify_checksums);
   // The store's semantics: deleting an absent key is fine.

@@ -101,31 +101,43 @@ int LeafIndex::Search(const LeafHeader& header, const LeafSlot* slots, std::stri
   return lo;
 }
 
-int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const {
+uint64_t LeafIndex::Candidates(const Leaf& leaf, uint8_t fingerprint) {
   static_assert(sizeof(leaf.fingerprints) == 64 && sizeof(LeafHeader) == 64);
   constexpr uint64_t kSlotBits = (1ull << kLeafSlots) - 1;
-  // Usually one candidate slot, often none: the header is then scanned
-  // once, for that slot, instead of walked entry by entry.
-  uint64_t candidates = MatchBytes64(leaf.fingerprints, KeyFingerprint(key)) & kSlotBits;
-  if (candidates == 0) return -1;
-  const uint64_t prefix = KeyPrefix(key);
-  const uint64_t prefix2 = KeyPrefix(key, 8);
+  return MatchBytes64(leaf.fingerprints, fingerprint) & kSlotBits;
+}
+
+int LeafIndex::NextNamed(const LeafHeader& header, const Leaf& leaf, const KeyPrefixes& key, uint64_t* candidates,
+                         int* pos) {
   const uint64_t count = std::min<uint64_t>(header.count, kLeafSlots);
   const uint64_t perm_bits = ((1ull << count) - 1) << offsetof(LeafHeader, perm);
-  for (; candidates != 0; candidates &= candidates - 1) {
-    const int slot = std::countr_zero(candidates);
-    if (leaf.slots[slot].prefix != prefix || leaf.slots[slot].prefix2 != prefix2) continue;
+  for (; *candidates != 0; *candidates &= *candidates - 1) {
+    const int slot = std::countr_zero(*candidates);
+    if (leaf.slots[slot].prefix != key.prefix || leaf.slots[slot].prefix2 != key.prefix2) continue;
     // A slot is in use only while the header's permutation names it; a
     // free one may still hold a deleted entry.
     const uint64_t named = MatchBytes64(&header, static_cast<uint8_t>(slot)) & perm_bits;
     if (named == 0) continue;
+    *candidates &= *candidates - 1;
+    *pos = std::countr_zero(named) - static_cast<int>(offsetof(LeafHeader, perm));
+    return slot;
+  }
+  return -1;
+}
+
+int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const {
+  // Usually one candidate slot, often none: the header is then scanned
+  // once, for that slot, instead of walked entry by entry.
+  uint64_t candidates = Candidates(leaf, KeyFingerprint(key));
+  if (candidates == 0) return -1;
+  const KeyPrefixes prefixes(key);
+  int pos = -1;
+  for (int slot; (slot = NextNamed(header, leaf, prefixes, &candidates, &pos)) >= 0;) {
     // The record's next lines (a small value's bytes) load while its
     // first is read for the key comparison.
     const uint64_t record = leaf.slots[slot].record;
     PrefetchBytes(record + 64, kSmallRecordBytes - 64);
-    if (RecordKey(base_, pool_->length(), record) == key) {
-      return std::countr_zero(named) - static_cast<int>(offsetof(LeafHeader, perm));
-    }
+    if (RecordKey(base_, pool_->length(), record) == key) return pos;
   }
   return -1;
 }
@@ -144,6 +156,62 @@ uint64_t LeafIndex::Lookup(std::string_view key) const {
   const Leaf* leaf = LeafAt(offset);
   const int pos = Find(leaf->header, *leaf, key);
   return pos >= 0 ? leaf->slots[leaf->header.perm[pos]].record : 0;
+}
+
+void LeafIndex::MultiLookup(const std::string_view* keys, size_t count, uint64_t* records) const {
+  for (size_t first = 0; first < count; first += kMultiLookupChunk) {
+    MultiLookupChunk(keys + first, std::min(kMultiLookupChunk, count - first), records + first);
+  }
+}
+
+void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uint64_t* records) const {
+  // Each stage reads only what the previous one requested for every key
+  // of the chunk, and requests what the next one reads: the misses of a
+  // stage overlap across keys, where Lookup waits for each in turn.
+  struct Pending {
+    uint64_t leaf;
+    uint64_t candidates;  // slots whose fingerprint matches, not yet tried
+    int slot;             // the first candidate the header names, or -1
+  };
+  Pending pending[kMultiLookupChunk];
+  // 1: the leaf (the separator search), its header and fingerprint lines.
+  for (size_t i = 0; i < count; ++i) {
+    pending[i].leaf = FindLeaf(keys[i]);
+    PrefetchBytes(pending[i].leaf, offsetof(Leaf, slots));
+  }
+  // 2: the fingerprints; the line of the first matching slot.
+  for (size_t i = 0; i < count; ++i) {
+    const Leaf& leaf = *LeafAt(pending[i].leaf);
+    pending[i].candidates = Candidates(leaf, KeyFingerprint(keys[i]));
+    pending[i].slot = -1;
+    if (pending[i].candidates == 0) continue;
+    const uint64_t slot_offset =
+        pending[i].leaf + offsetof(Leaf, slots) + std::countr_zero(pending[i].candidates) * sizeof(LeafSlot);
+    PrefetchBytes(slot_offset, sizeof(LeafSlot));  // a slot may straddle two lines
+    PrefetchBytes(slot_offset + sizeof(LeafSlot) - 1, 1);
+  }
+  // 3: the slot and the header's permutation; the record's lines.
+  for (size_t i = 0; i < count; ++i) {
+    records[i] = 0;
+    if (pending[i].candidates == 0) continue;
+    const Leaf& leaf = *LeafAt(pending[i].leaf);
+    int pos;
+    pending[i].slot = NextNamed(leaf.header, leaf, KeyPrefixes(keys[i]), &pending[i].candidates, &pos);
+    if (pending[i].slot >= 0) PrefetchBytes(leaf.slots[pending[i].slot].record, kSmallRecordBytes);
+  }
+  // 4: the record's key. A fingerprint that matched another key (about
+  // one lookup in 256 per entry of the leaf) goes on to the next
+  // candidate, as Find does.
+  for (size_t i = 0; i < count; ++i) {
+    const Leaf& leaf = *LeafAt(pending[i].leaf);
+    const KeyPrefixes prefixes(keys[i]);
+    int pos;
+    int slot = pending[i].slot;
+    while (slot >= 0 && RecordKey(base_, pool_->length(), leaf.slots[slot].record) != keys[i]) {
+      slot = NextNamed(leaf.header, leaf, prefixes, &pending[i].candidates, &pos);
+    }
+    if (slot >= 0) records[i] = leaf.slots[slot].record;
+  }
 }
 
 void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const {

@@ -27,6 +27,7 @@
 #include "pmstore/src/persist_site.h"
 #include "pmstore/src/pin_registry.h"
 #include "pmstore/src/pool.h"
+#include "pmstore/src/record.h"
 #include "pmstore/src/reader_gate.h"
 #include "pmstore/src/transaction.h"
 #include "pmstore/src/undo_log.h"
@@ -51,6 +52,10 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   absl::Status Write(const WriteOptions& options, const WriteBatch& batch) override;
   absl::Status Get(const ReadOptions& options, std::string_view key, std::string* value) override;
   absl::Status Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) override;
+  std::vector<absl::Status> MultiGet(const ReadOptions& options, std::span<const std::string_view> keys,
+                                     std::vector<std::string>* values) override;
+  void MultiGet(const ReadOptions& options, size_t count, const std::string_view* keys, PinnedValue* values,
+                absl::Status* statuses) override;
   absl::StatusOr<bool> Contains(std::string_view key) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options, const IterateOptions& range) override;
   absl::Status Sync() override;
@@ -86,6 +91,18 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
     std::string_view key;
     std::string_view value;
   };
+
+  // --- reads (store_read.cc) ---
+  // The value of the record at `record` (0: NotFound), checked as
+  // `options` asks.
+  absl::Status ReadValue(const ReadOptions& options, uint64_t record, internal::RecordView* view) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // MultiGet's lookups, a chunk of keys per turn of the read lock:
+  // statuses[i] for keys[i], and take(i, value, seen_seq) under the lock
+  // for each key found (seen_seq: the last commit it could see, for a pin).
+  template <typename Take>
+  void MultiGetWith(const ReadOptions& options, size_t count, const std::string_view* keys, absl::Status* statuses,
+                    Take take);
 
   StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<internal::Persister> persister, bool sync);
   absl::Status Recover();

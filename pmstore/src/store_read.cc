@@ -64,43 +64,83 @@ class StoreIterator final : public Iterator {
 
 }  // namespace
 
+absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, internal::RecordView* view) const {
+  if (record == 0) return absl::NotFoundError("key not found");
+  if (!internal::ReadRecord(base_, pool_->length(), record, view)) return Damaged(pool_->path, record);
+  if (options.verify_checksums &&
+      internal::RecordChecksum(base_ + record, view->large ? view->value.data() : nullptr) !=
+          *reinterpret_cast<const uint64_t*>(base_ + record)) {
+    return Damaged(pool_->path, record);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
-  const uint64_t record = index_.Lookup(key);
-  if (record == 0) return absl::NotFoundError("key not found");
   internal::RecordView view;
-  if (!internal::ReadRecord(base_, pool_->length(), record, &view)) return Damaged(pool_->path, record);
-  if (options.verify_checksums) {
-    const char* large = view.large ? view.value.data() : nullptr;
-    if (internal::RecordChecksum(base_ + record, large) !=
-        *reinterpret_cast<const uint64_t*>(base_ + record)) {
-      return Damaged(pool_->path, record);
-    }
-  }
-  value->assign(view.value.data(), view.value.size());
-  return absl::OkStatus();
+  absl::Status status = ReadValue(options, index_.Lookup(key), &view);
+  if (status.ok()) value->assign(view.value.data(), view.value.size());
+  return status;
 }
 
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) {
   pinned->Reset();
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
-  const uint64_t record = index_.Lookup(key);
-  if (record == 0) return absl::NotFoundError("key not found");
   internal::RecordView view;
-  if (!internal::ReadRecord(base_, pool_->length(), record, &view)) return Damaged(pool_->path, record);
-  if (options.verify_checksums &&
-      internal::RecordChecksum(base_ + record, view.large ? view.value.data() : nullptr) !=
-          *reinterpret_cast<const uint64_t*>(base_ + record)) {
-    return Damaged(pool_->path, record);
-  }
+  absl::Status status = ReadValue(options, index_.Lookup(key), &view);
+  if (!status.ok()) return status;
   // Registered while the read lock keeps writers out, so no commit can
   // free this record before the pin is visible to it.
   pinned->pin_id_ = pins_.Pin(next_seq_ - 1);
   pinned->registry_ = &pins_;
   pinned->value_ = view.value;
   return absl::OkStatus();
+}
+
+template <typename Take>
+void StoreImpl::MultiGetWith(const ReadOptions& options, size_t count, const std::string_view* keys,
+                             absl::Status* statuses, Take take) {
+  // The read lock is taken per chunk, so that a large batch keeps a
+  // writer waiting no longer than a few Gets would.
+  constexpr size_t kChunk = internal::LeafIndex::kMultiLookupChunk;
+  uint64_t records[kChunk];
+  for (size_t first = 0; first < count; first += kChunk) {
+    const size_t n = std::min(kChunk, count - first);
+    internal::SharedGuard lock(&mu_);
+    if (closed_) {
+      std::fill(statuses + first, statuses + count, ClosedError());
+      return;
+    }
+    index_.MultiLookup(keys + first, n, records);
+    for (size_t i = 0; i < n; ++i) {
+      internal::RecordView view;
+      statuses[first + i] = ReadValue(options, records[i], &view);
+      if (statuses[first + i].ok()) take(first + i, view.value, next_seq_ - 1);
+    }
+  }
+}
+
+std::vector<absl::Status> StoreImpl::MultiGet(const ReadOptions& options, std::span<const std::string_view> keys,
+                                              std::vector<std::string>* values) {
+  std::vector<absl::Status> statuses(keys.size());
+  values->resize(keys.size());
+  for (std::string& value : *values) value.clear();
+  MultiGetWith(options, keys.size(), keys.data(), statuses.data(),
+               [&](size_t i, std::string_view value, uint64_t) { (*values)[i].assign(value.data(), value.size()); });
+  return statuses;
+}
+
+void StoreImpl::MultiGet(const ReadOptions& options, size_t count, const std::string_view* keys, PinnedValue* values,
+                         absl::Status* statuses) {
+  for (size_t i = 0; i < count; ++i) values[i].Reset();
+  MultiGetWith(options, count, keys, statuses, [&](size_t i, std::string_view value, uint64_t seen_seq) {
+    // As in Get: pinned before the read lock lets a writer free the record.
+    values[i].pin_id_ = pins_.Pin(seen_seq);
+    values[i].registry_ = &pins_;
+    values[i].value_ = value;
+  });
 }
 
 absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {

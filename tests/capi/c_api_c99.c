@@ -19,6 +19,24 @@ int c99_round_trip(const char* path, char* out, size_t outlen) {
   char* val = NULL;
   size_t vallen = 0;
   if (pmstore_get(db, NULL, "c99", 3, &val, &vallen, &err) != PMSTORE_OK) goto done;
+  {
+    /* MultiGet from C: "c99" twice and a missing key. */
+    const char* keys[3] = {"c99", "none", "c99"};
+    const size_t keylens[3] = {3, 4, 3};
+    char* vals[3];
+    size_t vallens[3];
+    pmstore_code_t codes[3];
+    if (pmstore_multiget(db, NULL, 3, keys, keylens, vals, vallens, codes, &err) != PMSTORE_OK) goto done;
+    int same = codes[0] == PMSTORE_OK && codes[1] == PMSTORE_NOT_FOUND && codes[2] == PMSTORE_OK &&
+               vals[1] == NULL && vallens[0] == vallen && memcmp(vals[0], val, vallen) == 0 &&
+               memcmp(vals[2], val, vallen) == 0;
+    for (int i = 0; i < 3; ++i) pmstore_free(vals[i]);
+    if (!same) {
+      snprintf(out, outlen, "pmstore_multiget differs from pmstore_get");
+      pmstore_free(val);
+      goto done;
+    }
+  }
   pmstore_iterator_t* iter = pmstore_create_iterator(db, NULL, NULL);
   size_t keys = 0;
   for (pmstore_iter_seek_to_first(iter); pmstore_iter_valid(iter); pmstore_iter_next(iter)) ++keys;

@@ -195,6 +195,84 @@ TEST_F(CApiTest, SuccessLeavesTheMessageAlone) {
   EXPECT_EQ(err.str(), before);
 }
 
+// What pmstore_multiget returns for `keys`, per key: the value, or
+// "<CODE>", as Get() above spells it.
+std::vector<std::string> MultiGet(pmstore_t* db, const std::vector<std::string>& keys,
+                                  const pmstore_readoptions_t* options = nullptr) {
+  std::vector<const char*> data;
+  std::vector<size_t> lens;
+  for (const std::string& key : keys) {
+    data.push_back(key.data());
+    lens.push_back(key.size());
+  }
+  std::vector<char*> vals(keys.size(), reinterpret_cast<char*>(0x1));
+  std::vector<size_t> vallens(keys.size(), 99);
+  std::vector<pmstore_code_t> codes(keys.size(), PMSTORE_INTERNAL);
+  ErrMsg err;
+  EXPECT_EQ(pmstore_multiget(db, options, keys.size(), data.data(), lens.data(), vals.data(), vallens.data(),
+                             codes.data(), err.out()),
+            PMSTORE_OK)
+      << err.str();
+  std::vector<std::string> out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (codes[i] == PMSTORE_OK) {
+      out.push_back(vals[i] == nullptr ? "" : std::string(vals[i], vallens[i]));
+    } else {
+      EXPECT_EQ(vals[i], nullptr);
+      EXPECT_EQ(vallens[i], 0u);
+      out.push_back(std::string("<") + pmstore_code_name(codes[i]) + ">");
+    }
+    pmstore_free(vals[i]);
+  }
+  return out;
+}
+
+TEST_F(CApiTest, MultigetEqualsGetKeyByKey) {
+  Open();
+  std::vector<std::string> keys = {"", "a", "missing", "a", std::string("bin\0ary", 7)};
+  Put("a", "1");
+  Put(keys[4], std::string(3000, 'z'));
+  Put("empty value", "");
+  keys.push_back("empty value");
+  for (int i = 0; i < 50; ++i) {  // a batch longer than an internal chunk
+    Put("k" + std::to_string(i), "v" + std::to_string(i));
+    keys.push_back("k" + std::to_string(i * 3));  // two thirds never written
+  }
+  const std::vector<std::string> got = MultiGet(db_, keys);
+  ASSERT_EQ(got.size(), keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(got[i], Get(keys[i])) << keys[i];
+  EXPECT_EQ(got[0], "<NOT_FOUND>");
+  EXPECT_EQ(got[3], "1");
+  EXPECT_EQ(MultiGet(db_, {}), std::vector<std::string>());
+  pmstore_readoptions_t* verify = pmstore_readoptions_create();
+  pmstore_readoptions_set_verify_checksums(verify, true);
+  EXPECT_EQ(MultiGet(db_, keys, verify), got);
+  pmstore_readoptions_destroy(verify);
+}
+
+TEST_F(CApiTest, MultigetWithBadArgumentsWritesNothing) {
+  Open();
+  ErrMsg err;
+  const char* keys[2] = {"a", nullptr};
+  size_t lens[2] = {1, 1};
+  char* vals[2] = {nullptr, nullptr};
+  size_t vallens[2] = {7, 7};
+  pmstore_code_t codes[2] = {PMSTORE_INTERNAL, PMSTORE_INTERNAL};
+  EXPECT_EQ(pmstore_multiget(db_, nullptr, 2, keys, lens, vals, vallens, codes, err.out()), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(err.str(), "pmstore_multiget: keys[1] is NULL but keylens[1] is not 0");
+  EXPECT_EQ(codes[0], PMSTORE_INTERNAL);
+  EXPECT_EQ(vallens[0], 7u);
+  EXPECT_EQ(pmstore_multiget(nullptr, nullptr, 1, keys, lens, vals, vallens, codes, err.out()),
+            PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(pmstore_multiget(db_, nullptr, 1, nullptr, lens, vals, vallens, codes, err.out()),
+            PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(pmstore_multiget(db_, nullptr, 1, keys, lens, vals, vallens, nullptr, err.out()),
+            PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(err.str(), "pmstore_multiget: vals, vallens or codes (the outputs) is NULL");
+  // No keys: nothing to read or write, NULL arrays are fine.
+  EXPECT_EQ(pmstore_multiget(db_, nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr, err.out()), PMSTORE_OK);
+}
+
 TEST_F(CApiTest, ContainsReportsPresence) {
   Open();
   Put("here", "1");

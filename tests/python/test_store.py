@@ -275,3 +275,39 @@ def test_module_exposes_version_and_exception_hierarchy():
         assert issubclass(getattr(pmstore, name), pmstore.Error)
     assert issubclass(pmstore.Error, Exception)
     assert "KeyError" in pmstore.Store.__getitem__.__doc__
+
+
+def test_multi_get_equals_get_key_by_key_with_none_for_missing(pool, small):
+    with pmstore.Store(pool, **small) as store:
+        for i in range(100):
+            store[b"k%d" % i] = b"v%d" % i * (i + 1)
+        store[b""] = b"empty key"
+        big = os.urandom(1 << 20)  # a 2 MiB run
+        store[b"big"] = big
+        keys = [b"k%d" % (i * 3) for i in range(60)] + [b"", b"big", b"k1", b"k1", b"absent"]
+        got = store.multi_get(keys)
+        assert got == [store.get(k) for k in keys]
+        assert got[-5:] == [b"empty key", big, b"v1" * 2, b"v1" * 2, None]
+        assert got.count(None) == 27  # k102 .. k177: never written
+        assert store.multi_get(iter([bytearray(b"k2"), memoryview(b"k3")])) == [b"v2" * 3, b"v3" * 4]
+        assert store.multi_get([]) == []
+        with pytest.raises(TypeError, match="key is bytes"):
+            store.multi_get([b"k1", "k2"])
+    with pytest.raises(ValueError, match="closed"):
+        store.multi_get([b"k1"])
+
+
+def test_multi_get_verified_raises_data_loss_on_a_damaged_record(pool, small):
+    marker = b"a value for multi_get that nothing else holds, 9876543210"
+    with pmstore.Store(pool, **small) as store:
+        store[b"victim"] = marker
+        store[b"bystander"] = b"fine"
+    with open(pool, "r+b") as f:
+        image = f.read()
+        f.seek(image.index(marker))
+        f.write(b"X")
+    with pmstore.Store(pool) as store:
+        assert store.multi_get([b"bystander", b"victim"])[1][:1] == b"X", "unverified reads do not hash"
+        with pytest.raises(pmstore.DataLossError):
+            store.multi_get([b"bystander", b"victim"], verify_checksums=True)
+        assert store.multi_get([b"bystander", b"nope"], verify_checksums=True) == [b"fine", None]

@@ -69,6 +69,23 @@ jq -e '[.benchmarks[].name] == ["fillseq", "readwhilewriting", "readwhilewriting
   || { echo "FAIL: bench readwhilewriting: $(jq -c '.benchmarks' "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "bench --compare=lmdb" -- "$PMSTORE" bench "$DIR/bench2" --size=64M --num=1000 --compare=lmdb
 grep -q "ratio pmstore/lmdb" "$DIR/out" || { echo "FAIL: bench compare output"; failures=$((failures + 1)); }
+# Hits, misses and batches reported apart; LMDB runs readrandom for multiget.
+expect 0 "bench multiget readmissing" -- "$PMSTORE" bench "$DIR/mg" --size=64M --num=2000 --reads=3000 --batch=7 \
+  --benchmarks=fillseq,readrandom,multiget,readmissing --compare=lmdb --output-format=json
+jq -e '[.benchmarks[] | [.name, .ops, .found]]
+         == [["fillseq", 2000, 0], ["readrandom", 3000, 3000], ["multiget", 3000, 3000], ["readmissing", 3000, 0]]
+       and [.compare.benchmarks[].name] == ["fillseq", "readrandom", "readrandom", "readmissing"]
+       and (.compare.ratios | has("multiget/readrandom") and has("readmissing")) and .batch == 7' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench multiget/readmissing: $(jq -c '[.benchmarks, .compare.ratios]' "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "bench fillrandom note" -- "$PMSTORE" bench "$DIR/mg" --size=64M --num=2000 --benchmarks=fillrandom,readrandom
+grep -q "note: readrandom found 6[0-9].[0-9]% of its keys" "$DIR/out" || { echo "FAIL: no note on readrandom's misses: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "bench 4 MiB values" -- "$PMSTORE" bench "$DIR/big" --num=12 --value-size=4M --benchmarks=fillseq,multiget --output-format=json
+jq -e '.value_size == 4194304 and .benchmarks[1].found == 12 and .benchmarks[1].mb_per_sec > 0' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench 4 MiB values: $(head -c 300 "$DIR/out")"; failures=$((failures + 1)); }
+expect 2 "bench value over 4 MiB" -- "$PMSTORE" bench "$DIR/big" --value-size=5M
+stderr_has "bench names the value limit" "value-size is 0 to 4M"
+expect 2 "bench pool larger than the file system" -- "$PMSTORE" bench "$DIR/huge" --value-size=4M --num=100000000
+stderr_has "bench says the pool does not fit" "lower --num or --value-size, or give --size"
 
 # Damage: garbage, wrong version, truncation, a flipped leaf pointer.
 head -c 1048576 /dev/urandom >"$DIR/garbage"

@@ -1,8 +1,10 @@
 // Long random operation sequences checked against a std::map model:
-// puts, overwrites, deletes, batches, large values, growth, reopen.
+// puts, overwrites, deletes, batches, large values, growth, reopen; Get
+// and MultiGet read.
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "pmstore/store.h"
@@ -49,6 +51,32 @@ void ExpectMatches(Store& store, const Model& model) {
   EXPECT_EQ(store.GetStats().keys, model.size());
 }
 
+// A batch of random keys (duplicates and misses among them, now and then
+// longer than MultiGet's chunk), in either form, against the model.
+void ExpectMultiGetMatches(Store& store, const Model& model, std::mt19937_64& rng) {
+  std::vector<std::string> names;
+  for (int i = 0, n = static_cast<int>(rng() % 50); i < n; ++i) names.push_back(RandomKey(rng));
+  const std::vector<std::string_view> keys(names.begin(), names.end());
+  std::vector<std::string> values;
+  std::vector<absl::Status> statuses(keys.size());
+  std::vector<PinnedValue> pinned(keys.size());
+  const bool pin = rng() % 2 == 0;
+  if (pin) {
+    store.MultiGet(ReadOptions(), keys.size(), keys.data(), pinned.data(), statuses.data());
+  } else {
+    statuses = store.MultiGet(ReadOptions(), keys, &values);
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto found = model.find(names[i]);
+    if (found == model.end()) {
+      ASSERT_TRUE(absl::IsNotFound(statuses[i])) << statuses[i] << " for " << names[i].substr(0, 40);
+    } else {
+      ASSERT_TRUE(statuses[i].ok()) << statuses[i] << " for " << names[i].substr(0, 40);
+      ASSERT_TRUE((pin ? pinned[i].value() : std::string_view(values[i])) == found->second) << names[i].substr(0, 40);
+    }
+  }
+}
+
 TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
   const ModelParam param = GetParam();
   TempDir dir(param.dir);
@@ -90,6 +118,8 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
           model[batched.key] = batched.value;
         }
       }
+    } else if (dice < 93) {
+      ASSERT_NO_FATAL_FAILURE(ExpectMultiGetMatches(*store, model, rng));
     } else if (dice < 99) {
       const std::string key = RandomKey(rng);
       std::string value;

@@ -26,7 +26,9 @@
  * The codes are those of the C++ API's absl::Status (and of gRPC), with the
  * same values, so a newer library never returns a code this header lacks.
  * What the store returns today:
- *   PMSTORE_NOT_FOUND            pmstore_get on a missing key; pmstore_open
+ *   PMSTORE_NOT_FOUND            pmstore_get on a missing key (and a
+ *                                missing key's code from pmstore_multiget);
+ *                                pmstore_open
  *                                on a missing file without create_if_missing
  *   PMSTORE_ALREADY_EXISTS       pmstore_open with error_if_exists on an
  *                                existing file
@@ -208,6 +210,21 @@ pmstore_code_t pmstore_sync(pmstore_t* db, char** errmsg);
  * absent: then *val is NULL and *vallen 0. */
 pmstore_code_t pmstore_get(pmstore_t* db, const pmstore_readoptions_t* options, const char* key, size_t keylen,
                            char** val, size_t* vallen, char** errmsg);
+/* pmstore_get for `num_keys` keys at once, faster than a loop of it from a
+ * few keys on: the lookups' memory accesses overlap (Store::MultiGet in
+ * pmstore/store.h; not a snapshot of the batch). In: keys[i], keylens[i].
+ * Out, for each key: codes[i], the code pmstore_get would return
+ * (PMSTORE_OK, PMSTORE_NOT_FOUND, ...); vals[i], a malloc()ed copy of the
+ * value when codes[i] is PMSTORE_OK (free each with pmstore_free; NULL when
+ * the value is empty or codes[i] is not OK); vallens[i] (0 unless OK).
+ * Returns PMSTORE_OK when every key was looked up, found or not; else the
+ * first codes[i] that is neither OK nor NOT_FOUND, with its message (the
+ * outputs are all written all the same). A NULL array (with num_keys > 0)
+ * or a NULL key with a length is PMSTORE_INVALID_ARGUMENT, and nothing is
+ * written. A key may appear more than once. */
+pmstore_code_t pmstore_multiget(pmstore_t* db, const pmstore_readoptions_t* options, size_t num_keys,
+                                const char* const* keys, const size_t* keylens, char** vals, size_t* vallens,
+                                pmstore_code_t* codes, char** errmsg);
 /* *found: whether `key` is present. */
 pmstore_code_t pmstore_contains(pmstore_t* db, const char* key, size_t keylen, bool* found, char** errmsg);
 
