@@ -35,9 +35,8 @@ void ReadDeviceDirectory(const fs::path& real, BlockFacts& facts) {
   if (fs::exists(real / "partition")) disk = real.parent_path();
   facts.pmem = disk.filename().string().starts_with("pmem");
   if (facts.pmem) {
-    uint64_t start = 0, size = 0;
-    if (absl::SimpleHexAtoi(ReadFirstLine(disk / "device" / "resource"), &start)) facts.pmem_start = start;
-    if (absl::SimpleAtoi(ReadFirstLine(disk / "device" / "size"), &size)) facts.pmem_size = size;
+    facts.pmem_start = ReadNumber(disk / "device" / "resource", /*hex=*/true).value_or(0);
+    facts.pmem_size = ReadNumber(disk / "device" / "size").value_or(0);
   }
 }
 

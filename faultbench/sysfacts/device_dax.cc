@@ -14,13 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-uint64_t ReadNumber(const fs::path& file, bool hex = false) {
-  const std::string text = ReadFirstLine(file);
-  uint64_t value = 0;
-  const bool ok = hex ? absl::SimpleHexAtoi(text, &value) : absl::SimpleAtoi(text, &value);
-  return ok ? value : 0;
-}
-
 int ReadNode(const fs::path& file) {
   int node = -1;
   return absl::SimpleAtoi(ReadFirstLine(file), &node) ? node : -1;
@@ -52,12 +45,13 @@ std::optional<DevDaxFacts> ReadDevDaxFacts(dev_t rdev) {
   facts.name = real.filename();
   facts.dev_id = dev_id;
   facts.sysfs_path = real.string();
-  facts.size = ReadNumber(real / "size");
-  facts.align = ReadNumber(real / "align");
-  if (facts.align == 0) facts.align = ReadNumber(real.parent_path() / "align");  // kernels before the device's own align
+  facts.size = ReadNumber(real / "size").value_or(0);
+  facts.align = ReadNumber(real / "align").value_or(0);
+  // kernels before the device's own align
+  if (facts.align == 0) facts.align = ReadNumber(real.parent_path() / "align").value_or(0);
   facts.numa_node = ReadNode(real / "numa_node");
   facts.target_node = ReadNode(real / "target_node");
-  facts.resource = ReadNumber(real / "resource", /*hex=*/true);
+  facts.resource = ReadNumber(real / "resource", /*hex=*/true).value_or(0);
   ReadNamespace(real, facts);
   return facts;
 }

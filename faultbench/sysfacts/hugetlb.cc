@@ -21,20 +21,15 @@ namespace fs = std::filesystem;
 
 constexpr const char* kPoolsDir = "/sys/kernel/mm/hugepages";
 
-uint64_t ReadCount(const fs::path& file) {
-  uint64_t value = 0;
-  return absl::SimpleAtoi(ReadFirstLine(file), &value) ? value : 0;
-}
-
 HugetlbPool ReadPoolDirectory(const fs::path& dir, uint64_t page_size) {
   HugetlbPool pool;
   pool.page_size = page_size;
   pool.sysfs_dir = dir.string();
-  pool.nr = ReadCount(dir / "nr_hugepages");
-  pool.free = ReadCount(dir / "free_hugepages");
-  pool.reserved = ReadCount(dir / "resv_hugepages");
-  pool.surplus = ReadCount(dir / "surplus_hugepages");
-  pool.overcommit = ReadCount(dir / "nr_overcommit_hugepages");
+  pool.nr = ReadNumber(dir / "nr_hugepages").value_or(0);
+  pool.free = ReadNumber(dir / "free_hugepages").value_or(0);
+  pool.reserved = ReadNumber(dir / "resv_hugepages").value_or(0);
+  pool.surplus = ReadNumber(dir / "surplus_hugepages").value_or(0);
+  pool.overcommit = ReadNumber(dir / "nr_overcommit_hugepages").value_or(0);
   return pool;
 }
 

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
+
 namespace faultbench {
 
 std::string ReadFirstLine(const std::string& path) {
@@ -17,6 +19,13 @@ std::string ReadWholeFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::optional<uint64_t> ReadNumber(const std::string& path, bool hex) {
+  const std::string text = ReadFirstLine(path);
+  uint64_t value = 0;
+  const bool ok = hex ? absl::SimpleHexAtoi(text, &value) : absl::SimpleAtoi(text, &value);
+  return ok ? std::optional<uint64_t>(value) : std::nullopt;
 }
 
 std::string SelectedChoice(const std::string& line) {

@@ -3,6 +3,8 @@
 // everywhere: an empty string, which each reader reports as "unknown".
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace faultbench {
@@ -12,6 +14,11 @@ std::string ReadFirstLine(const std::string& path);
 
 // The whole of `path`; "" when it cannot be read.
 std::string ReadWholeFile(const std::string& path);
+
+// The unsigned number on the first line of `path` ("0x..." or bare hex
+// digits when `hex`, e.g. sysfs `resource`); nullopt when the file cannot
+// be read or holds no such number.
+std::optional<uint64_t> ReadNumber(const std::string& path, bool hex = false);
 
 // The bracketed word of a sysfs choice line: "always [madvise] never" -> "madvise".
 std::string SelectedChoice(const std::string& line);

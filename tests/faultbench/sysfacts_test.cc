@@ -1,7 +1,11 @@
 // The readers of sysfacts/, on texts in the kernel's formats.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -31,6 +35,25 @@ TEST(MountInfoTest, ParsesOptionalFieldsEscapesAndDaxOption) {
 TEST(SysfsChoiceTest, ReturnsTheBracketedWord) {
   EXPECT_EQ(SelectedChoice("always [madvise] never"), "madvise");
   EXPECT_EQ(SelectedChoice("always within_size advise [never] deny force"), "never");
+}
+
+TEST(SysfsNumberTest, ReadsDecimalAndHexAndSaysWhenThereIsNone) {
+  char dir[] = "/tmp/fb-sysfs-number-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = std::string(dir) + "/" + name;
+    FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return path;
+  };
+  EXPECT_EQ(ReadNumber(write("size", "1071644672\n")), 1071644672u);
+  EXPECT_EQ(ReadNumber(write("resource", "0x40000000\n"), /*hex=*/true), 0x40000000u);
+  EXPECT_EQ(ReadNumber(write("bare", "1f\n"), /*hex=*/true), 0x1fu);
+  EXPECT_EQ(ReadNumber(write("word", "unknown\n")), std::nullopt);
+  EXPECT_EQ(ReadNumber(std::string(dir) + "/absent"), std::nullopt);
+  for (const char* name : {"size", "resource", "bare", "word"}) std::remove((std::string(dir) + "/" + name).c_str());
+  rmdir(dir);
 }
 
 TEST(Taint, DebugOptionsAreReadFromAConfigText) {
