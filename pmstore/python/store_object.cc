@@ -92,9 +92,8 @@ void PyStore::Close() {
   iterators_.clear();
   std::unique_ptr<Store> closing = std::move(store_);
   // Counted as a call without the GIL, so a second close() returns only
-  // once the pool is closed.
-  // Persists every write, unmaps and unlocks, also when it fails; the
-  // failure says the last writes may not be durable.
+  // once the pool is closed. Close unmaps and unlocks also when it fails;
+  // its failure says the last writes may not be durable.
   const absl::Status closed = WithoutGil([&] { return closing->Close(); });
   closing.reset();
   ThrowIfError(closed);
