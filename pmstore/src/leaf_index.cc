@@ -42,8 +42,21 @@ uint64_t MatchBytes64(const void* bytes, uint8_t value) {
 
 }  // namespace
 
+void LeafIndex::UseImage(const SeparatorImage& image) {
+  separators_.Clear();
+  edited_ = false;
+  image_ = image;
+}
+
+void LeafIndex::LeaveImage() {
+  if (!on_image()) return;
+  image_.ForEach([this](std::string_view separator, uint64_t leaf) { separators_.Set(separator, leaf); });
+  image_ = SeparatorImage();
+}
+
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   separators_.Clear();
+  image_ = SeparatorImage();
   edited_ = false;
   // The chain always has a first leaf: lookups start from it.
   if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");

@@ -3,7 +3,9 @@
 //
 // Only the leaves are persistent; the in-memory map is rebuilt at open by
 // one walk of the chain (one record read per leaf, about one leaf per 30
-// keys), and after an abandoned commit.
+// keys), and after an abandoned commit. After a clean close, open uses the
+// separator image instead (separator_image.h): lookups search it in place
+// until the first write builds the map from it (LeaveImage).
 //
 // Readers (const methods) need the store's read lock; writers its writer
 // lock and a Transaction, through which every change to a committed leaf
@@ -18,6 +20,7 @@
 #include "pmstore/src/allocator.h"
 #include "pmstore/src/format.h"
 #include "pmstore/src/pool.h"
+#include "pmstore/src/separator_image.h"
 #include "pmstore/src/separator_map.h"
 #include "pmstore/src/transaction.h"
 
@@ -30,6 +33,15 @@ class LeafIndex {
   // Walks the chain from `head`, verifying each leaf's checksum and bounds
   // within `length` bytes of pool. DataLoss naming the leaf otherwise.
   absl::Status Load(uint64_t head, uint64_t length);
+  // Finds leaves through `image` (valid for the pool as it is) instead of
+  // the map, until LeaveImage.
+  void UseImage(const SeparatorImage& image);
+  bool on_image() const { return !image_.empty(); }
+  // Builds the map from the image and stops using it: before the first
+  // change to the index, and before the image is freed.
+  void LeaveImage();
+  // The map, for the image a clean close writes (not while on_image()).
+  const SeparatorMap& separators() const { return separators_; }
 
   // Offset of the record for `key`, or 0.
   uint64_t Lookup(std::string_view key) const;
@@ -59,7 +71,7 @@ class LeafIndex {
   // Unlinks `key`. *removed: its record, or 0 when absent.
   void Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed);
 
-  uint64_t leaves() const { return separators_.size(); }
+  uint64_t leaves() const { return on_image() ? image_.count() : separators_.size(); }
 
   // Whether the in-memory separators changed (a leaf split or left the
   // chain) since the last Load or Settle: readers would then find leaves
@@ -89,7 +101,9 @@ class LeafIndex {
   static int NextNamed(const LeafHeader& header, const Leaf& leaf, const KeyPrefixes& key, uint64_t* candidates,
                        int* pos);
   void MultiLookupChunk(const std::string_view* keys, size_t count, uint64_t* records) const;
-  uint64_t FindLeaf(std::string_view key) const { return separators_.Floor(key)->second; }
+  uint64_t FindLeaf(std::string_view key) const {
+    return on_image() ? image_.Floor(key) : separators_.Floor(key)->second;
+  }
   LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
   void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
   // Position of `key` in header order by fingerprint, or -1.
@@ -104,6 +118,7 @@ class LeafIndex {
   uint64_t heap_offset_;
   const Pool* pool_;  // its length bounds reads through slots (RecordKey)
   SeparatorMap separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
+  SeparatorImage image_;     // while not empty, the separators, and separators_ is empty
   bool edited_ = false;
 };
 

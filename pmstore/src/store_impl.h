@@ -151,6 +151,15 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   // run the run's base (what the run frees stays until it ends).
   uint64_t ReleasableThrough(uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
+  // --- the separator image (store_image.cc, doc/FORMAT.md "Separator image") ---
+  // At a clean close: writes the image of the index and commits it, unless
+  // the index was opened from one and is unchanged. A full pool closes
+  // without one; a persistence failure poisons the store and is returned.
+  absl::Status WriteSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Before the first change to the index: leaves the image, and frees it
+  // in this transaction when the root names one.
+  void DropSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+
   // --- failures ---
   // A persistence failure: the store refuses writes from now on (until it
   // is reopened) with this status, which names the file; returns it.
@@ -190,6 +199,11 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status close_status_ ABSL_GUARDED_BY(write_mu_);
   PinRegistry pins_;
+
+  // The separator image the committed root names (0: none), and whether
+  // this open found the leaves through it.
+  uint64_t separator_image_ ABSL_GUARDED_BY(mu_) = 0;
+  bool opened_from_image_ = false;  // set by Recover only
 };
 
 }  // namespace pmstore

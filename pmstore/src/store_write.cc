@@ -75,6 +75,7 @@ absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, siz
 }
 
 absl::Status StoreImpl::Stage(const Op* ops, size_t count) {
+  if (separator_image_ != 0 || index_.on_image()) DropSeparatorImage();
   for (size_t i = 0; i < count; ++i) {
     if (ops[i].kind == WriteBatch::OpKind::kDelete) {
       StageDelete(ops[i].key);
@@ -307,6 +308,7 @@ void StoreImpl::Apply(uint64_t seq, bool sync) {
   }
 
   next_seq_ = seq + 1;
+  separator_image_ = reinterpret_cast<const internal::Root*>(base_ + internal::kRootOffset)->separator_image;
   key_count_ += key_delta_;
   key_delta_ = 0;
   tx_.Clear();

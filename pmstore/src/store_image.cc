@@ -1,0 +1,46 @@
+// The separator image's life in the store: written at a clean close,
+// found at open (store_impl.cc, Recover), freed by the first write.
+#include <cstddef>
+
+#include "pmstore/base/status_macros.h"
+#include "pmstore/src/store_impl.h"
+
+namespace pmstore {
+
+namespace {
+constexpr uint64_t kImageWord = internal::kRootOffset + offsetof(internal::Root, separator_image);
+}  // namespace
+
+void StoreImpl::DropSeparatorImage() {
+  index_.LeaveImage();
+  const uint64_t image = tx_.Read(kImageWord);
+  if (image == 0) return;
+  // A word damaged into naming no run frees nothing.
+  if (alloc_.IsRunHead(image)) alloc_.FreeRun(tx_, image);
+  tx_.Write(kImageWord, 0);
+}
+
+absl::Status StoreImpl::WriteSeparatorImage() {
+  internal::ExclusiveGuard lock(&mu_);
+  // Opened from the image and nothing written since: it is still current.
+  if (index_.on_image()) return absl::OkStatus();
+  DropSeparatorImage();  // a stale one
+  const internal::SeparatorMap& map = index_.separators();
+  const uint64_t bytes = internal::SeparatorImage::BytesFor(map);
+  auto run = alloc_.AllocRun(tx_, (bytes + internal::kChunkSize - 1) / internal::kChunkSize);
+  if (!run.ok()) {
+    // No room: the next open walks the chain, as after a crash.
+    Abandon();
+    return absl::OkStatus();
+  }
+  const auto* root = reinterpret_cast<const internal::Root*>(base_ + internal::kRootOffset);
+  // The image describes the commit that writes it: that commit changes
+  // only the chunk table and the root's image word, never a leaf.
+  internal::SeparatorImage::Write(map, {next_seq_, root->head_leaf, key_count_}, base_ + *run);
+  tx_.WroteInPlace(*run, bytes);
+  tx_.Write(kImageWord, *run);
+  PMSTORE_RETURN_IF_ERROR(Commit(true));
+  return PersistAll(internal::PersistSite::kCloseAppliedFlush, internal::PersistSite::kCloseDrain);
+}
+
+}  // namespace pmstore
