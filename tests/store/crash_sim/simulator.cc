@@ -331,6 +331,10 @@ void Simulator::CheckImage(bool kill) {
     return;
   }
   Store& store = **recovered;
+  if (store.GetStats().opened_from_separator_image) {
+    ++result_.image_opens;
+    if (std::string_view(where_) == "close") ++result_.closing_images;
+  }
   const Model seen = Contents(store);
   const int state = Recognise(seen);
   // (Compared directly: the write in flight may lead back to an earlier
@@ -493,6 +497,7 @@ void Simulator::Restart(RestartKind kind) {
   const bool opened = OpenStore(where_);
   after_power_failure_ = false;
   if (!opened) return;
+  if (store_->GetStats().opened_from_separator_image) ++result_.image_opens;
   const Model seen = Contents(*store_);
   const int state = Recognise(seen);
   if (state < 0 || (kind != RestartKind::kPowerFailure && state != static_cast<int>(allowed_.size()) - 1)) {
