@@ -37,7 +37,15 @@ absl::Status StoreImpl::WriteSeparatorImage() {
   // The image describes the commit that writes it: that commit changes
   // only the chunk table and the root's image word, never a leaf.
   internal::SeparatorImage::Write(map, {next_seq_, root->head_leaf, key_count_}, base_ + *run);
-  tx_.WroteInPlace(*run, bytes);
+  // Durable before the commit that names it: recovery verifies only the
+  // records and leaves a commit names, and would otherwise keep a commit
+  // whose image is torn (open would walk, correctly, but on every open).
+  absl::Status persisted = PMSTORE_PERSIST(kCloseImageFlush, persister_->Flush(base_ + *run, bytes));
+  if (persisted.ok()) persisted = PMSTORE_PERSIST(kCloseImageDrain, persister_->Drain());
+  if (!persisted.ok()) {
+    Abandon();
+    return Poison(persisted);
+  }
   tx_.Write(kImageWord, *run);
   PMSTORE_RETURN_IF_ERROR(Commit(true));
   return PersistAll(internal::PersistSite::kCloseAppliedFlush, internal::PersistSite::kCloseDrain);

@@ -200,6 +200,7 @@ class Simulator {
   bool after_power_failure_ = false;
   bool armed_ = false;
   const char* where_ = "";
+  bool closing_ = false;  // a store is closing (its crash points are the close's)
 
   // What a crash may leave (doc/FORMAT.md, "Invariants"): the state after
   // some commit from the last durable one (front) to the last acknowledged
@@ -333,7 +334,7 @@ void Simulator::CheckImage(bool kill) {
   Store& store = **recovered;
   if (store.GetStats().opened_from_separator_image) {
     ++result_.image_opens;
-    if (std::string_view(where_) == "close") ++result_.closing_images;
+    if (closing_) ++result_.closing_images;
   }
   const Model seen = Contents(store);
   const int state = Recognise(seen);
@@ -469,7 +470,9 @@ void Simulator::Restart(RestartKind kind) {
     ++result_.close_restarts;
     where_ = "close";
     run_left_ = 0;
+    closing_ = true;
     store_.reset();  // drains (crash points), then the persister hands its shadow over
+    closing_ = false;
     persister_ = nullptr;
     AllDurable();
     image = std::move(closed_shadow_);
