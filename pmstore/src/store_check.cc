@@ -231,6 +231,7 @@ class Checker {
 
 CheckReport StoreImpl::CheckNow() {
   CheckReport report;
+  EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);
   if (closed_) {
     report.problems.push_back(std::string(ClosedError().message()));

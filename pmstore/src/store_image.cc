@@ -11,6 +11,18 @@ namespace {
 constexpr uint64_t kImageWord = internal::kRootOffset + offsetof(internal::Root, separator_image);
 }  // namespace
 
+void StoreImpl::LoadSpace() {
+  if (space_loaded_.load(std::memory_order_relaxed)) return;
+  alloc_.Load(pool_->file_chunks());
+  space_loaded_.store(true, std::memory_order_release);
+}
+
+void StoreImpl::EnsureSpaceLoaded() {
+  if (space_loaded_.load(std::memory_order_acquire)) return;
+  internal::ExclusiveGuard lock(&mu_);
+  if (!closed_) LoadSpace();
+}
+
 void StoreImpl::DropSeparatorImage() {
   index_.LeaveImage();
   const uint64_t image = tx_.Read(kImageWord);
@@ -24,6 +36,7 @@ absl::Status StoreImpl::WriteSeparatorImage() {
   internal::ExclusiveGuard lock(&mu_);
   // Opened from the image and nothing written since: it is still current.
   if (index_.on_image()) return absl::OkStatus();
+  LoadSpace();
   DropSeparatorImage();  // a stale one
   const internal::SeparatorMap& map = index_.separators();
   const uint64_t bytes = internal::SeparatorImage::BytesFor(map);

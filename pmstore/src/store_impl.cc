@@ -52,7 +52,6 @@ absl::Status StoreImpl::Recover() {
   next_seq_ = std::max(next_seq_, min_next_seq);
   PMSTORE_ASSIGN_OR_RETURN(internal::Root root, internal::ReadRoot(*pool_));
   key_count_ = root.key_count;
-  alloc_.Load(pool_->file_chunks());
   separator_image_ = root.separator_image;
   if (separator_image_ != 0) {
     // After a clean close; a stale or damaged image is passed over.
@@ -64,6 +63,7 @@ absl::Status StoreImpl::Recover() {
       return absl::OkStatus();
     }
   }
+  LoadSpace();
   return index_.Load(root.head_leaf, pool_->length());
 }
 

@@ -17,6 +17,7 @@
 // store_check.cc (Check).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -159,6 +160,12 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   // Before the first change to the index: leaves the image, and frees it
   // in this transaction when the root names one.
   void DropSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // After an open from the image, the allocator's view is loaded when
+  // first needed (a write, Stats, Check), not by open: it reads every
+  // chunk's bitmap, a page fault each (12 ms of a 22 ms open at 10 M keys).
+  void LoadSpace() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // LoadSpace unless done, taking the gate exclusively for it.
+  void EnsureSpaceLoaded() ABSL_LOCKS_EXCLUDED(mu_);
 
   // --- failures ---
   // A persistence failure: the store refuses writes from now on (until it
@@ -204,6 +211,7 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   // this open found the leaves through it.
   uint64_t separator_image_ ABSL_GUARDED_BY(mu_) = 0;
   bool opened_from_image_ = false;  // set by Recover only
+  std::atomic<bool> space_loaded_{false};  // alloc_ holds the pool's chunk table and bitmaps
 };
 
 }  // namespace pmstore

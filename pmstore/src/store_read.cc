@@ -183,6 +183,7 @@ absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const I
 Stats StoreImpl::GetStats() {
   Stats stats;
   stats.path = path_;
+  EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);  // growth changes the mapped length; Close unmaps
   if (closed_) return stats;
   stats.keys = key_count_;

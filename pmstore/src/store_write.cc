@@ -49,6 +49,7 @@ absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, siz
   internal::TurnGuard turn(&write_mu_);
   PMSTORE_RETURN_IF_ERROR(Writable());
   internal::ExclusiveGuard lock(&mu_);
+  LoadSpace();
   bool sync = options.sync;
   for (int attempt = 0;; ++attempt) {
     // A durable write ends the unsynced run first: it writes in place
