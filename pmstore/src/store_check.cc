@@ -245,8 +245,11 @@ CheckReport StoreImpl::CheckNow() {
 
 absl::StatusOr<CheckReport> Store::Check(const std::string& path) {
   Options options;
-  auto store = Open(path, options);
-  if (store.ok()) return (*store)->CheckNow();
+  auto store = StoreImpl::OpenWith(path, options, &internal::MakeMappingPersister);
+  if (store.ok()) {
+    (*store)->WriteNoImageAtClose();  // a check reads; it leaves the pool as it was
+    return (*store)->CheckNow();
+  }
   if (store.status().code() != absl::StatusCode::kDataLoss) return store.status();
   CheckReport report;
   report.problems.push_back(std::string(store.status().message()));

@@ -1,6 +1,7 @@
 // The separator image's life in the store: written at a clean close,
 // found at open (store_impl.cc, Recover), freed by the first write.
 #include <cstddef>
+#include <cstdint>
 
 #include "pmstore/base/status_macros.h"
 #include "pmstore/src/store_impl.h"
@@ -35,15 +36,26 @@ void StoreImpl::DropSeparatorImage() {
 absl::Status StoreImpl::WriteSeparatorImage() {
   internal::ExclusiveGuard lock(&mu_);
   // Opened from the image and nothing written since: it is still current.
-  if (index_.on_image()) return absl::OkStatus();
+  if (index_.on_image() || !write_image_at_close_) return absl::OkStatus();
   LoadSpace();
   DropSeparatorImage();  // a stale one
+  // Abandon() would walk the chain again; this transaction changed no leaf.
+  const auto forget = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    tx_.Clear();
+    alloc_.Abandoned();
+  };
   const internal::SeparatorMap& map = index_.separators();
   const uint64_t bytes = internal::SeparatorImage::BytesFor(map);
+  // Tails are placed by 32-bit offsets (format.h): an image that large
+  // (millions of long separators) is not written; open walks instead.
+  if (bytes > UINT32_MAX) {
+    forget();
+    return absl::OkStatus();
+  }
   auto run = alloc_.AllocRun(tx_, (bytes + internal::kChunkSize - 1) / internal::kChunkSize);
   if (!run.ok()) {
     // No room: the next open walks the chain, as after a crash.
-    Abandon();
+    forget();
     return absl::OkStatus();
   }
   const auto* root = reinterpret_cast<const internal::Root*>(base_ + internal::kRootOffset);
@@ -56,7 +68,7 @@ absl::Status StoreImpl::WriteSeparatorImage() {
   absl::Status persisted = PMSTORE_PERSIST(kCloseImageFlush, persister_->Flush(base_ + *run, bytes));
   if (persisted.ok()) persisted = PMSTORE_PERSIST(kCloseImageDrain, persister_->Drain());
   if (!persisted.ok()) {
-    Abandon();
+    forget();
     return Poison(persisted);
   }
   tx_.Write(kImageWord, *run);

@@ -63,6 +63,8 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   absl::Status Close() override;
   Stats GetStats() override;
   CheckReport CheckNow() override;
+  // For Store::Check: its close leaves the pool as it found it (no image).
+  void WriteNoImageAtClose() { write_image_at_close_ = false; }
 
   // Entries copied for an iterator: keys and values back to back in
   // `bytes`, (key offset, key size, value size) per entry.
@@ -212,6 +214,7 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   uint64_t separator_image_ ABSL_GUARDED_BY(mu_) = 0;
   bool opened_from_image_ = false;  // set by Recover only
   std::atomic<bool> space_loaded_{false};  // alloc_ holds the pool's chunk table and bitmaps
+  bool write_image_at_close_ = true;  // false for Store::Check's store
 };
 
 }  // namespace pmstore

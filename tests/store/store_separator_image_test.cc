@@ -143,6 +143,9 @@ TEST_F(StoreSeparatorImageTest, AKilledWriterLeavesNoImageAndOpenWalks) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   for (uint64_t i = 2000; i < 4000; ++i) model_[KeyFor(i)] = ValueFor(i, 20 + i % 50);
   EXPECT_EQ(ImageOffset(), 0u);
+  auto checked = Store::Check(path_);
+  ASSERT_TRUE(checked.ok() && checked->clean());
+  EXPECT_EQ(ImageOffset(), 0u) << "a check leaves the pool as it found it";
   auto store = OpenOrDie(path_, Options());
   EXPECT_FALSE(store->GetStats().opened_from_separator_image);
   ExpectModel(*store);
@@ -217,6 +220,24 @@ TEST_F(StoreSeparatorImageTest, CheckFindsAnImageThatDisagreesWithTheChain) {
   ASSERT_FALSE(report->clean());
   EXPECT_NE(report->problems.front().find("separator image entry 3 disagrees"), std::string::npos)
       << report->problems.front();
+}
+
+TEST_F(StoreSeparatorImageTest, APoolWithNoFreeChunkClosesWithoutAnImage) {
+  {
+    auto store = OpenOrDie(path_, SmallPool(8ull << 20, 8ull << 20));
+    absl::Status status;
+    for (uint64_t i = 0; status.ok(); ++i) {
+      status = store->Put(KeyFor(i), ValueFor(i, 900));
+      if (status.ok()) model_[KeyFor(i)] = ValueFor(i, 900);
+    }
+    ASSERT_TRUE(absl::IsResourceExhausted(status)) << status;
+    ASSERT_TRUE(store->Close().ok());
+  }
+  EXPECT_EQ(ImageOffset(), 0u);
+  auto store = OpenOrDie(path_, Options());
+  EXPECT_FALSE(store->GetStats().opened_from_separator_image);
+  ExpectModel(*store);
+  EXPECT_TRUE(store->CheckNow().clean());
 }
 
 }  // namespace
