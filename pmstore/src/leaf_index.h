@@ -12,7 +12,9 @@
 // header goes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <functional>
 #include <string_view>
 
@@ -38,8 +40,12 @@ class LeafIndex {
   void UseImage(const SeparatorImage& image);
   bool on_image() const { return !image_.empty(); }
   // Builds the map from the image and stops using it: before the first
-  // change to the index, and before the image is freed.
-  void LeaveImage();
+  // change to the index, and before the image is freed. Checks every leaf
+  // that reads have not (DataLoss naming the first that fails).
+  absl::Status LeaveImage();
+  // What Lookup and MultiLookup give for a key whose leaf, found through
+  // the image, fails its check (no record lies at offset 1).
+  static constexpr uint64_t kDamagedLeaf = 1;
   // The map, for the image a clean close writes (not while on_image()).
   const SeparatorMap& separators() const { return separators_; }
 
@@ -101,9 +107,16 @@ class LeafIndex {
   static int NextNamed(const LeafHeader& header, const Leaf& leaf, const KeyPrefixes& key, uint64_t* candidates,
                        int* pos);
   void MultiLookupChunk(const std::string_view* keys, size_t count, uint64_t* records) const;
+  // The leaf for `key`; 0 when it is found through the image and fails
+  // its check.
   uint64_t FindLeaf(std::string_view key) const {
-    return on_image() ? image_.Floor(key) : separators_.Floor(key)->second;
+    return on_image() ? CheckedImageLeaf(image_.FloorIndex(key)) : separators_.Floor(key)->second;
   }
+  // The walk checked every leaf at open; after an open from the image each
+  // is checked the first time it is used instead: in bounds, a sane
+  // permutation, its checksum, and linked to the image's next leaf.
+  // Image entry i's leaf once checked, or 0 when it fails.
+  uint64_t CheckedImageLeaf(uint64_t i) const;
   LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
   void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
   // Position of `key` in header order by fingerprint, or -1.
@@ -119,6 +132,10 @@ class LeafIndex {
   const Pool* pool_;  // its length bounds reads through slots (RecordKey)
   SeparatorMap separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
   SeparatorImage image_;     // while not empty, the separators, and separators_ is empty
+  // Per image entry: 0 unchecked, 1 sound, 2 damaged. Readers set them
+  // (the same answer from any of them: the leaves do not change while the
+  // image is in use).
+  std::unique_ptr<std::atomic<uint8_t>[]> checked_;
   bool edited_ = false;
 };
 

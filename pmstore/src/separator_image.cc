@@ -98,7 +98,7 @@ absl::StatusOr<SeparatorImage> SeparatorImage::Open(const char* base, uint64_t l
   return image;
 }
 
-uint64_t SeparatorImage::Floor(std::string_view key) const {
+uint64_t SeparatorImage::FloorIndex(std::string_view key) const {
   const char* image = reinterpret_cast<const char*>(header_);
   const SeparatorMap::Probe probe(key);
   // The fences bound the entries to search: from the last stride whose
@@ -130,7 +130,7 @@ uint64_t SeparatorImage::Floor(std::string_view key) const {
       hi = mid;
     }
   }
-  return entries_[lo - 1].leaf;
+  return lo - 1;
 }
 
 void SeparatorImage::ForEach(const std::function<void(std::string_view separator, uint64_t leaf)>& visit) const {

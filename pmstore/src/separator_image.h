@@ -44,8 +44,10 @@ class SeparatorImage {
   bool empty() const { return count_ == 0; }
   uint64_t count() const { return count_; }
   uint64_t bytes() const { return header_ == nullptr ? 0 : header_->bytes; }
-  // The leaf of the greatest separator <= key (the first is "").
-  uint64_t Floor(std::string_view key) const;
+  // The entry of the greatest separator <= key (the first is ""), and
+  // entry i's leaf.
+  uint64_t FloorIndex(std::string_view key) const;
+  uint64_t LeafAt(uint64_t i) const { return entries_[i].leaf; }
   // visit(separator, leaf) for each entry, in key order.
   void ForEach(const std::function<void(std::string_view separator, uint64_t leaf)>& visit) const;
 

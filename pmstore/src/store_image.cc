@@ -24,13 +24,14 @@ void StoreImpl::EnsureSpaceLoaded() {
   if (!closed_) LoadSpace();
 }
 
-void StoreImpl::DropSeparatorImage() {
-  index_.LeaveImage();
+absl::Status StoreImpl::DropSeparatorImage() {
+  PMSTORE_RETURN_IF_ERROR(index_.LeaveImage());
   const uint64_t image = tx_.Read(kImageWord);
-  if (image == 0) return;
+  if (image == 0) return absl::OkStatus();
   // A word damaged into naming no run frees nothing.
   if (alloc_.IsRunHead(image)) alloc_.FreeRun(tx_, image);
   tx_.Write(kImageWord, 0);
+  return absl::OkStatus();
 }
 
 absl::Status StoreImpl::WriteSeparatorImage() {
@@ -38,7 +39,7 @@ absl::Status StoreImpl::WriteSeparatorImage() {
   // Opened from the image and nothing written since: it is still current.
   if (index_.on_image() || !write_image_at_close_) return absl::OkStatus();
   LoadSpace();
-  DropSeparatorImage();  // a stale one
+  PMSTORE_RETURN_IF_ERROR(DropSeparatorImage());  // a stale one
   // Abandon() would walk the chain again; this transaction changed no leaf.
   const auto forget = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
     tx_.Clear();

@@ -159,9 +159,10 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   // the index was opened from one and is unchanged. A full pool closes
   // without one; a persistence failure poisons the store and is returned.
   absl::Status WriteSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  // Before the first change to the index: leaves the image, and frees it
-  // in this transaction when the root names one.
-  void DropSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Before the first change to the index: leaves the image (DataLoss when
+  // a leaf fails its check), and frees it in this transaction when the
+  // root names one.
+  absl::Status DropSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   // After an open from the image, the allocator's view is loaded when
   // first needed (a write, Stats, Check), not by open: it reads every
   // chunk's bitmap, a page fault each (12 ms of a 22 ms open at 10 M keys).

@@ -66,6 +66,10 @@ class StoreIterator final : public Iterator {
 
 absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, internal::RecordView* view) const {
   if (record == 0) return absl::NotFoundError("key not found");
+  if (record == internal::LeafIndex::kDamagedLeaf) {
+    return absl::DataLossError(
+        absl::StrCat(pool_->path, ": checksum failure in the index leaf that would hold the key (pmstore check names it)"));
+  }
   if (!internal::ReadRecord(base_, pool_->length(), record, view)) return Damaged(pool_->path, record);
   if (options.verify_checksums &&
       internal::RecordChecksum(base_ + record, view->large ? view->value.data() : nullptr) !=
@@ -146,7 +150,12 @@ void StoreImpl::MultiGet(const ReadOptions& options, size_t count, const std::st
 absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
-  return index_.Lookup(key) != 0;
+  const uint64_t record = index_.Lookup(key);
+  if (record == internal::LeafIndex::kDamagedLeaf) {
+    internal::RecordView unused;
+    return ReadValue(ReadOptions(), record, &unused);
+  }
+  return record != 0;
 }
 
 std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions&, const IterateOptions& range) {

@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "pmstore/src/format.h"
@@ -70,6 +73,17 @@ class StoreSeparatorImageTest : public ::testing::Test {
     const int fd = open(path_.c_str(), O_RDWR);
     ASSERT_EQ(pwrite(fd, bytes, size, static_cast<off_t>(offset)), static_cast<ssize_t>(size));
     close(fd);
+  }
+  // The key of the record at `offset` in the pool file.
+  std::string RecordKeyOf(uint64_t offset) {
+    internal::RecordHeader header;
+    const int fd = open(path_.c_str(), O_RDONLY);
+    EXPECT_EQ(pread(fd, &header, sizeof(header), static_cast<off_t>(offset)), static_cast<ssize_t>(sizeof(header)));
+    std::string key(header.key_len, '\0');
+    EXPECT_EQ(pread(fd, key.data(), key.size(), static_cast<off_t>(offset + sizeof(header))),
+              static_cast<ssize_t>(key.size()));
+    close(fd);
+    return key;
   }
   // A pool of `keys` keys closed cleanly: it holds an image.
   void MakeClosedPool(uint64_t keys) {
@@ -220,6 +234,67 @@ TEST_F(StoreSeparatorImageTest, CheckFindsAnImageThatDisagreesWithTheChain) {
   ASSERT_FALSE(report->clean());
   EXPECT_NE(report->problems.front().find("separator image entry 3 disagrees"), std::string::npos)
       << report->problems.front();
+}
+
+TEST_F(StoreSeparatorImageTest, ReadersGoOnWhileTheFirstWriteLeavesTheImage) {
+  MakeClosedPool(4000);
+  auto store = OpenOrDie(path_, Options());
+  ASSERT_TRUE(store->GetStats().opened_from_separator_image);
+  std::atomic<int> reading{0};
+  std::atomic<bool> written{false};
+  std::vector<uint64_t> wrong(2, 0);
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      std::string value;
+      reading.fetch_add(1);
+      // Until the writes are done, and one more round after them.
+      for (bool last = false; !last;) {
+        last = written.load();
+        for (uint64_t i = t; i < 4000; i += 2) {
+          if (!store->Get(KeyFor(i), &value).ok() || value != ValueFor(i, 20 + i % 50)) ++wrong[t];
+        }
+      }
+    });
+  }
+  while (reading.load() < 2) std::this_thread::yield();
+  // New keys after the old ones: the first of these builds the map from
+  // the image while the readers search it.
+  for (uint64_t i = 4000; i < 5000; ++i) ASSERT_TRUE(store->Put(KeyFor(i), ValueFor(i, 20 + i % 50)).ok());
+  written.store(true);
+  for (auto& reader : readers) reader.join();
+  EXPECT_EQ(wrong[0] + wrong[1], 0u);
+  for (uint64_t i = 4000; i < 5000; ++i) model_[KeyFor(i)] = ValueFor(i, 20 + i % 50);
+  ExpectModel(*store);
+}
+
+TEST_F(StoreSeparatorImageTest, ALeafDamagedAfterTheCloseIsFoundWhenFirstUsed) {
+  MakeClosedPool(4000);
+  // Leaf 5 of the image: its checksum word flipped. The open does not read
+  // the leaves; the first read through that leaf, or the first write, does.
+  internal::SeparatorImageEntry entry;
+  const int fd = open(path_.c_str(), O_RDONLY);
+  ASSERT_EQ(pread(fd, &entry, sizeof(entry),
+                  static_cast<off_t>(ImageOffset() + sizeof(internal::SeparatorImageHeader) + 5 * sizeof(entry))),
+            static_cast<ssize_t>(sizeof(entry)));
+  internal::Leaf leaf;
+  ASSERT_EQ(pread(fd, &leaf, sizeof(leaf), static_cast<off_t>(entry.leaf)), static_cast<ssize_t>(sizeof(leaf)));
+  close(fd);
+  const std::string damaged_key(RecordKeyOf(leaf.slots[leaf.header.perm[0]].record));
+  leaf.header.checksum ^= 1;
+  Patch(entry.leaf + offsetof(internal::LeafHeader, checksum), &leaf.header.checksum, 8);
+  auto store = OpenOrDie(path_, Options());
+  ASSERT_TRUE(store->GetStats().opened_from_separator_image);
+  std::string value;
+  const absl::Status status = store->Get(damaged_key, &value);
+  EXPECT_TRUE(absl::IsDataLoss(status)) << status;
+  EXPECT_TRUE(absl::IsDataLoss(store->Contains(damaged_key).status()));
+  ASSERT_TRUE(store->Get(KeyFor(0), &value).ok());
+  EXPECT_EQ(value, model_[KeyFor(0)]);
+  const absl::Status put = store->Put(KeyFor(0), "new");
+  EXPECT_TRUE(absl::IsDataLoss(put)) << put;
+  ASSERT_TRUE(store->Get(KeyFor(0), &value).ok());
+  EXPECT_EQ(value, model_[KeyFor(0)]) << "the refused write changed nothing";
 }
 
 TEST_F(StoreSeparatorImageTest, APoolWithNoFreeChunkClosesWithoutAnImage) {
