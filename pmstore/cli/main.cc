@@ -28,7 +28,8 @@ ABSL_FLAG(bool, json, false, "stats: print JSON");
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
           "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readmissing (keys never written), "
           "multiget (--batch keys per MultiGet), readseq, deleterandom, readwhilewriting (--threads readers while one "
-          "more thread puts), reopen (close, then time the open)");
+          "more thread puts), reopen (close, then time the open, the first read after it (reopen.firstread) and the "
+          "first write (reopen.firstwrite))");
 ABSL_FLAG(uint64_t, num, 1000000, "bench: keys (and operations per benchmark)");
 ABSL_FLAG(uint64_t, reads, 0,
           "bench: operations (keys) of readrandom, readmissing, multiget, readseq and readwhilewriting's readers "

@@ -258,6 +258,12 @@ void SpaceAllocator::FreeRun(Transaction& tx, uint64_t offset) {
   pending_.push_back(Freed{0, offset, 0, chunks});
 }
 
+bool SpaceAllocator::IsRunHead(uint64_t offset) const {
+  if (offset < sb_.heap_offset || (offset - sb_.heap_offset) % kChunkSize != 0) return false;
+  const uint64_t c = ChunkOf(offset);
+  return c < num_chunks() && ChunkKind(chunk_words_[c]) == kChunkLargeHead;
+}
+
 uint64_t SpaceAllocator::FreeEmptySmallChunks(Transaction& tx) {
   uint64_t freed = 0;
   for (uint64_t c = 0; c < num_chunks(); ++c) {

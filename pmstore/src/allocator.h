@@ -48,6 +48,9 @@ class SpaceAllocator {
   absl::StatusOr<uint64_t> AllocRun(Transaction& tx, uint64_t chunks);
   void FreeUnits(Transaction& tx, uint64_t offset, uint64_t units);
   void FreeRun(Transaction& tx, uint64_t offset);
+  // Whether `offset` is the start of an allocated run (as committed, or
+  // allocated by this transaction).
+  bool IsRunHead(uint64_t offset) const;
 
   // Returns small chunks that hold nothing (no live or quarantined unit)
   // to the free state, so large values can use them; how many.

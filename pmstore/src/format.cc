@@ -11,6 +11,10 @@ uint64_t SuperblockChecksum(const Superblock& sb) { return Checksum(&sb, offseto
 
 uint64_t RootChecksum(const Root& root) { return Checksum(&root, offsetof(Root, checksum)); }
 
+uint64_t SeparatorImageHeaderChecksum(const SeparatorImageHeader& header) {
+  return Checksum(&header, offsetof(SeparatorImageHeader, checksum));
+}
+
 uint8_t KeyFingerprint(std::string_view key) { return static_cast<uint8_t>(XXH3_64bits(key.data(), key.size())); }
 
 uint64_t LeafChecksum(const LeafHeader& header, const Leaf& leaf) {

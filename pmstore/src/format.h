@@ -55,7 +55,11 @@ struct Root {
   uint64_t head_leaf;   // offset of the first leaf (never 0)
   uint64_t num_chunks;  // heap chunks the pool file holds at least
   uint64_t key_count;
-  uint64_t reserved[4];
+  // Offset of the separator image (a large run; 0: none), written by a
+  // clean close and valid only for the commit it names (see below).
+  // Zero in pools written before the image existed.
+  uint64_t separator_image;
+  uint64_t reserved[3];
   uint64_t checksum;  // XXH3 of the 56 bytes before it
 };
 inline constexpr uint64_t kRootWords = sizeof(Root) / 8;
@@ -130,6 +134,41 @@ inline constexpr uint64_t kApplyJournalOffset = kLogSlotSize - sizeof(ApplyJourn
 inline constexpr uint64_t kUndoCapacity = (kApplyJournalOffset - kUndoEntriesOffset) / sizeof(UndoEntry);
 inline constexpr uint64_t kUndoSlotEntries = (kLogSlotSize - kUndoEntriesOffset) / sizeof(UndoEntry);
 
+// The separator image: the in-memory separator map (separator_map.h) as
+// of one commit, so that an open after a clean close need not walk the
+// leaf chain. A sorted array of fixed-size entries, searched in place,
+// and every kImageFenceStride-th entry's first 16 key bytes again in a
+// small fence array that narrows the search to one stride of entries.
+//   header | entries[count] | fences[ceil(count / stride)] | tails
+// Advisory: open uses it only when both checksums match and `seq`, the
+// head leaf and the key count are the root's and the last commit's; else
+// it walks the chain. The first write after open frees it.
+inline constexpr uint64_t kImageMagic = 0x314d495045534d50ull;  // "PMSEPIM1"
+inline constexpr uint64_t kImageFenceStride = 16;
+struct SeparatorImageHeader {
+  uint64_t magic;
+  uint64_t seq;        // the commit that wrote it (and the state it describes)
+  uint64_t head_leaf;  // the root's, at that commit
+  uint64_t key_count;  // the root's, at that commit
+  uint64_t count;      // entries (leaves)
+  uint64_t bytes;      // the whole image, header included
+  uint64_t body_checksum;  // XXH3 of bytes [64, bytes)
+  uint64_t checksum;       // XXH3 of the 56 bytes before it
+};
+static_assert(sizeof(SeparatorImageHeader) == 64);
+struct SeparatorImageEntry {
+  uint64_t hi;      // KeyPrefix(separator)
+  uint64_t lo;      // KeyPrefix(separator, 8)
+  uint32_t length;  // of the separator
+  uint32_t tail;    // offset in the image of its bytes from 16 on (length > 16)
+  uint64_t leaf;
+};
+static_assert(sizeof(SeparatorImageEntry) == 32);
+struct SeparatorImageFence {
+  uint64_t hi;
+  uint64_t lo;
+};
+
 // Chunk table words.
 inline constexpr uint64_t kChunkFree = 0;
 inline constexpr uint64_t kChunkSmall = 1;
@@ -202,6 +241,7 @@ inline uint64_t KeyPrefix(std::string_view key, size_t from = 0) {
 uint64_t Checksum(const void* data, size_t size);
 uint64_t SuperblockChecksum(const Superblock& sb);
 uint64_t RootChecksum(const Root& root);
+uint64_t SeparatorImageHeaderChecksum(const SeparatorImageHeader& header);
 // Covers next, count, the permutation in use and the slots (and
 // fingerprints) it names, so stale bytes in free slots do not matter.
 // `header` may differ from leaf.header (a transaction's version).

@@ -42,8 +42,50 @@ uint64_t MatchBytes64(const void* bytes, uint8_t value) {
 
 }  // namespace
 
+void LeafIndex::UseImage(const SeparatorImage& image) {
+  separators_.Clear();
+  edited_ = false;
+  image_ = image;
+  checked_ = std::make_unique<std::atomic<uint8_t>[]>(image.count());
+}
+
+uint64_t LeafIndex::CheckedImageLeaf(uint64_t i) const {
+  uint8_t state = checked_[i].load(std::memory_order_relaxed);
+  const uint64_t offset = image_.LeafAt(i);
+  if (state == 0) {
+    const uint64_t length = pool_->length();
+    bool sound = offset >= heap_offset_ && offset % kUnitSize == 0 && offset <= length - kLeafBytes;
+    if (sound) {
+      const Leaf& leaf = *LeafAt(offset);
+      const LeafHeader& h = leaf.header;
+      sound = h.count <= kLeafSlots && h.next == (i + 1 < image_.count() ? image_.LeafAt(i + 1) : 0);
+      for (int k = 0; sound && k < h.count; ++k) sound = h.perm[k] < kLeafSlots;
+      sound = sound && LeafChecksum(h, leaf) == h.checksum;
+    }
+    state = sound ? 1 : 2;
+    checked_[i].store(state, std::memory_order_relaxed);
+  }
+  return state == 1 ? offset : 0;
+}
+
+absl::Status LeafIndex::LeaveImage() {
+  if (!on_image()) return absl::OkStatus();
+  for (uint64_t i = 0; i < image_.count(); ++i) {
+    if (i + 1 < image_.count()) PrefetchLeaf(image_.LeafAt(i + 1));
+    if (CheckedImageLeaf(i) == 0) {
+      return absl::DataLossError(absl::StrCat("checksum failure in index leaf at offset ", image_.LeafAt(i)));
+    }
+  }
+  image_.ForEach([this](std::string_view separator, uint64_t leaf) { separators_.Set(separator, leaf); });
+  image_ = SeparatorImage();
+  checked_.reset();
+  return absl::OkStatus();
+}
+
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   separators_.Clear();
+  image_ = SeparatorImage();
+  checked_.reset();
   edited_ = false;
   // The chain always has a first leaf: lookups start from it.
   if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");
@@ -149,6 +191,7 @@ void LeafIndex::PrefetchBytes(uint64_t offset, uint64_t bytes) const {
 
 uint64_t LeafIndex::Lookup(std::string_view key) const {
   const uint64_t offset = FindLeaf(key);
+  if (offset == 0) return kDamagedLeaf;
   // The fingerprints tell which slot to read only once they arrive; with
   // the whole leaf requested now, the slot's line is already on its way
   // and a lookup waits for two misses in the leaf no longer, but one.
@@ -181,9 +224,11 @@ void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uin
   }
   // 2: the fingerprints; the line of the first matching slot.
   for (size_t i = 0; i < count; ++i) {
+    pending[i].slot = -1;
+    pending[i].candidates = 0;
+    if (pending[i].leaf == 0) continue;  // damaged (CheckedImageLeaf)
     const Leaf& leaf = *LeafAt(pending[i].leaf);
     pending[i].candidates = Candidates(leaf, KeyFingerprint(keys[i]));
-    pending[i].slot = -1;
     if (pending[i].candidates == 0) continue;
     const uint64_t slot_offset =
         pending[i].leaf + offsetof(Leaf, slots) + std::countr_zero(pending[i].candidates) * sizeof(LeafSlot);
@@ -192,7 +237,7 @@ void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uin
   }
   // 3: the slot and the header's permutation; the record's lines.
   for (size_t i = 0; i < count; ++i) {
-    records[i] = 0;
+    records[i] = pending[i].leaf == 0 ? kDamagedLeaf : 0;
     if (pending[i].candidates == 0) continue;
     const Leaf& leaf = *LeafAt(pending[i].leaf);
     int pos;
@@ -203,6 +248,7 @@ void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uin
   // one lookup in 256 per entry of the leaf) goes on to the next
   // candidate, as Find does.
   for (size_t i = 0; i < count; ++i) {
+    if (pending[i].leaf == 0) continue;
     const Leaf& leaf = *LeafAt(pending[i].leaf);
     const KeyPrefixes prefixes(keys[i]);
     int pos;
@@ -220,6 +266,9 @@ void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint6
   // the next leaf when a leaf is entered.
   constexpr int kScanAhead = 8;
   uint64_t offset = FindLeaf(target);
+  if (offset == 0) return;  // damaged: the scan ends there
+  // Through the image the next leaf is the next entry's, checked first.
+  uint64_t entry = on_image() ? image_.FloorIndex(target) : 0;
   bool found = false;
   int pos = Search(LeafAt(offset)->header, LeafAt(offset)->slots, target, &found);
   while (offset != 0) {
@@ -234,7 +283,7 @@ void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint6
       if (pos + kScanAhead < header.count) PrefetchBytes(record_at(pos + kScanAhead), kSmallRecordBytes);
       if (!visit(record_at(pos))) return;
     }
-    offset = header.next;
+    offset = !on_image() ? header.next : ++entry < image_.count() ? CheckedImageLeaf(entry) : 0;
     pos = 0;
   }
 }

@@ -3,14 +3,18 @@
 //
 // Only the leaves are persistent; the in-memory map is rebuilt at open by
 // one walk of the chain (one record read per leaf, about one leaf per 30
-// keys), and after an abandoned commit.
+// keys), and after an abandoned commit. After a clean close, open uses the
+// separator image instead (separator_image.h): lookups search it in place
+// until the first write builds the map from it (LeaveImage).
 //
 // Readers (const methods) need the store's read lock; writers its writer
 // lock and a Transaction, through which every change to a committed leaf
 // header goes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <functional>
 #include <string_view>
 
@@ -18,6 +22,7 @@
 #include "pmstore/src/allocator.h"
 #include "pmstore/src/format.h"
 #include "pmstore/src/pool.h"
+#include "pmstore/src/separator_image.h"
 #include "pmstore/src/separator_map.h"
 #include "pmstore/src/transaction.h"
 
@@ -30,6 +35,19 @@ class LeafIndex {
   // Walks the chain from `head`, verifying each leaf's checksum and bounds
   // within `length` bytes of pool. DataLoss naming the leaf otherwise.
   absl::Status Load(uint64_t head, uint64_t length);
+  // Finds leaves through `image` (valid for the pool as it is) instead of
+  // the map, until LeaveImage.
+  void UseImage(const SeparatorImage& image);
+  bool on_image() const { return !image_.empty(); }
+  // Builds the map from the image and stops using it: before the first
+  // change to the index, and before the image is freed. Checks every leaf
+  // that reads have not (DataLoss naming the first that fails).
+  absl::Status LeaveImage();
+  // What Lookup and MultiLookup give for a key whose leaf, found through
+  // the image, fails its check (no record lies at offset 1).
+  static constexpr uint64_t kDamagedLeaf = 1;
+  // The map, for the image a clean close writes (not while on_image()).
+  const SeparatorMap& separators() const { return separators_; }
 
   // Offset of the record for `key`, or 0.
   uint64_t Lookup(std::string_view key) const;
@@ -59,7 +77,7 @@ class LeafIndex {
   // Unlinks `key`. *removed: its record, or 0 when absent.
   void Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed);
 
-  uint64_t leaves() const { return separators_.size(); }
+  uint64_t leaves() const { return on_image() ? image_.count() : separators_.size(); }
 
   // Whether the in-memory separators changed (a leaf split or left the
   // chain) since the last Load or Settle: readers would then find leaves
@@ -89,7 +107,16 @@ class LeafIndex {
   static int NextNamed(const LeafHeader& header, const Leaf& leaf, const KeyPrefixes& key, uint64_t* candidates,
                        int* pos);
   void MultiLookupChunk(const std::string_view* keys, size_t count, uint64_t* records) const;
-  uint64_t FindLeaf(std::string_view key) const { return separators_.Floor(key)->second; }
+  // The leaf for `key`; 0 when it is found through the image and fails
+  // its check.
+  uint64_t FindLeaf(std::string_view key) const {
+    return on_image() ? CheckedImageLeaf(image_.FloorIndex(key)) : separators_.Floor(key)->second;
+  }
+  // The walk checked every leaf at open; after an open from the image each
+  // is checked the first time it is used instead: in bounds, a sane
+  // permutation, its checksum, and linked to the image's next leaf.
+  // Image entry i's leaf once checked, or 0 when it fails.
+  uint64_t CheckedImageLeaf(uint64_t i) const;
   LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
   void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
   // Position of `key` in header order by fingerprint, or -1.
@@ -104,6 +131,11 @@ class LeafIndex {
   uint64_t heap_offset_;
   const Pool* pool_;  // its length bounds reads through slots (RecordKey)
   SeparatorMap separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
+  SeparatorImage image_;     // while not empty, the separators, and separators_ is empty
+  // Per image entry: 0 unchecked, 1 sound, 2 damaged. Readers set them
+  // (the same answer from any of them: the leaves do not change while the
+  // image is in use).
+  std::unique_ptr<std::atomic<uint8_t>[]> checked_;
   bool edited_ = false;
 };
 

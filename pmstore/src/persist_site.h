@@ -62,6 +62,10 @@ enum class PersistSite : int {
   kSyncDrain,
   kCloseAppliedFlush,
   kCloseDrain,
+  // A clean close (store_image.cc): the separator image, durable before
+  // the commit that names it.
+  kCloseImageFlush,
+  kCloseImageDrain,
   kCount
 };
 
@@ -74,6 +78,7 @@ inline constexpr const char* kPersistSiteNames[] = {
     "run-begin-flush",       "undo-save-flush",     "undo-save-drain",     "unsynced-pages-flush",
     "run-applied-flush",     "run-data-drain",      "run-end-flush",       "run-end-drain",
     "sync-applied-flush",    "sync-drain",          "close-applied-flush", "close-drain",
+    "close-image-flush",     "close-image-drain",
 };
 static_assert(sizeof(kPersistSiteNames) / sizeof(kPersistSiteNames[0]) == static_cast<size_t>(PersistSite::kCount));
 

@@ -10,7 +10,7 @@
 namespace pmstore::internal {
 namespace {
 
-constexpr uint64_t kInlineBytes = 16;
+constexpr uint64_t kInlineBytes = SeparatorMap::kInlineBytes;
 
 // Either side of a comparison: the prefix numbers, the length, and the
 // bytes from 16 on (only read when both are longer than 16).
@@ -60,6 +60,12 @@ absl::weak_ordering SeparatorMap::Order::Rest(const Key& a, const Probe& b) {
 }
 absl::weak_ordering SeparatorMap::Order::Rest(const Probe& a, const Key& b) {
   return CompareRest(PartsOf(a), PartsOf(b));
+}
+
+uint64_t SeparatorMap::Length(const Key& key) { return PartsOf(key).length; }
+
+std::string_view SeparatorMap::Whole(const Key& key) {
+  return key.length_or_long <= kInlineBytes ? std::string_view() : *reinterpret_cast<const std::string*>(key.length_or_long);
 }
 
 void SeparatorMap::FreeLong(const Key& key) {

@@ -78,6 +78,14 @@ class SeparatorMap {
 
   iterator begin() { return map_.begin(); }
   iterator end() { return map_.end(); }
+  const_iterator begin() const { return map_.begin(); }
+  const_iterator end() const { return map_.end(); }
+
+  // A separator's length, and all of it when that is over 16 bytes (the
+  // first 16 are hi and lo).
+  static uint64_t Length(const Key& key);
+  static std::string_view Whole(const Key& key);
+  static constexpr uint64_t kInlineBytes = 16;
   uint64_t size() const { return map_.size(); }
 
  private:

@@ -1,6 +1,7 @@
 // Store::Check: every checksum, every structural invariant of
 // doc/FORMAT.md, and the allocator's bitmaps against what the index
 // reaches.
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -16,8 +17,9 @@ using namespace internal;  // NOLINT: a checker names most of the format
 
 class Checker {
  public:
-  Checker(const char* base, uint64_t length, const Superblock& sb, uint64_t chunks, CheckReport* report)
-      : base_(base), length_(length), sb_(sb), chunks_(chunks), report_(report), reached_(chunks) {
+  Checker(const char* base, uint64_t length, const Superblock& sb, uint64_t chunks, uint64_t last_seq,
+          CheckReport* report)
+      : base_(base), length_(length), sb_(sb), chunks_(chunks), last_seq_(last_seq), report_(report), reached_(chunks) {
     for (auto& bits : reached_) bits.assign(kBitmapWords, 0);
   }
 
@@ -30,6 +32,7 @@ class Checker {
     if (report_->keys != root.key_count) {
       Problem(absl::StrCat("root counts ", root.key_count, " keys, the index holds ", report_->keys));
     }
+    if (root.separator_image != 0) CheckSeparatorImage(root);
     CheckBitmaps();
   }
 
@@ -101,6 +104,7 @@ class Checker {
         seen |= 1ull << (h.perm[i] % 64);
       }
       if (!sane) return Problem(absl::StrCat("index leaf at offset ", offset, " has a bad slot permutation"));
+      chain_.push_back({offset, {}, {}, false});
       if (LeafChecksum(h, *leaf) != h.checksum) {
         return Problem(absl::StrCat("checksum failure in index leaf at offset ", offset));
       }
@@ -117,6 +121,10 @@ class Checker {
         }
         previous.assign(view.key.data(), view.key.size());
         have_previous = true;
+        ChainLeaf& in_chain = chain_.back();
+        if (!in_chain.has_keys) in_chain.first = previous;
+        in_chain.last = previous;
+        in_chain.has_keys = true;
         if (KeyPrefix(view.key) != slot.prefix || KeyPrefix(view.key, 8) != slot.prefix2) {
           Problem(absl::StrCat("stale key prefix for record ", slot.record));
         }
@@ -148,6 +156,40 @@ class Checker {
     }
   }
 
+  // The image's run is owned (not leaked). An image that is stale (open
+  // passes it over; the next write frees it) is no problem; a damaged
+  // one, or one that disagrees with the chain, is: open would walk.
+  void CheckSeparatorImage(const Root& root) {
+    const uint64_t offset = root.separator_image;
+    const uint64_t c = (offset - sb_.heap_offset) / kChunkSize;
+    if (offset < sb_.heap_offset || (offset - sb_.heap_offset) % kChunkSize != 0 || c >= chunks_ ||
+        ChunkKind(ChunkWord(c)) != kChunkLargeHead) {
+      return Problem(absl::StrCat("the root names a separator image at offset ", offset, ", which is not a large run"));
+    }
+    large_heads_.insert(c);
+    auto image = SeparatorImage::Open(base_, std::min(length_, offset + RunChunks(ChunkWord(c)) * kChunkSize), offset,
+                                      {last_seq_, root.head_leaf, root.key_count});
+    if (absl::IsFailedPrecondition(image.status())) return;
+    if (!image.ok()) return Problem(absl::StrCat(image.status().message(), " (open walks the leaf chain instead)"));
+    if (image->count() != chain_.size()) {
+      return Problem(absl::StrCat("separator image names ", image->count(), " leaves, the chain holds ", chain_.size()));
+    }
+    uint64_t i = 0;
+    bool agrees = true;
+    image->ForEach([&](std::string_view separator, uint64_t leaf) {
+      const ChainLeaf& l = chain_[i];
+      // Each leaf's keys lie from its separator to below the next one.
+      bool ok = leaf == l.offset && (i > 0 || separator.empty());
+      if (l.has_keys) ok = ok && separator <= l.first;
+      if (i > 0 && chain_[i - 1].has_keys) ok = ok && separator > chain_[i - 1].last;
+      if (!ok && agrees) {
+        Problem(absl::StrCat("separator image entry ", i, " disagrees with index leaf ", i, " at offset ", l.offset));
+      }
+      agrees = agrees && ok;
+      ++i;
+    });
+  }
+
   void CheckBitmaps() {
     for (uint64_t c = 0; c < chunks_; ++c) {
       const uint64_t word = ChunkWord(c);
@@ -171,7 +213,16 @@ class Checker {
   uint64_t length_;
   Superblock sb_;
   uint64_t chunks_;
+  uint64_t last_seq_;
   CheckReport* report_;
+  // The chain in order: each leaf and its first and last keys (empty when it holds none).
+  struct ChainLeaf {
+    uint64_t offset;
+    std::string first;
+    std::string last;
+    bool has_keys;
+  };
+  std::vector<ChainLeaf> chain_;
   std::vector<std::vector<uint64_t>> reached_;
   std::set<uint64_t> large_heads_;
 };
@@ -180,19 +231,25 @@ class Checker {
 
 CheckReport StoreImpl::CheckNow() {
   CheckReport report;
+  EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);
   if (closed_) {
     report.problems.push_back(std::string(ClosedError().message()));
     return report;
   }
-  Checker(base_, pool_->length(), pool_->superblock, alloc_.num_chunks(), &report).Run();
+  // The last commit (no commit is applied while the gate is held shared).
+  const uint64_t last_seq = next_seq_ - 1;
+  Checker(base_, pool_->length(), pool_->superblock, alloc_.num_chunks(), last_seq, &report).Run();
   return report;
 }
 
 absl::StatusOr<CheckReport> Store::Check(const std::string& path) {
   Options options;
-  auto store = Open(path, options);
-  if (store.ok()) return (*store)->CheckNow();
+  auto store = StoreImpl::OpenWith(path, options, &internal::MakeMappingPersister);
+  if (store.ok()) {
+    (*store)->WriteNoImageAtClose();  // a check reads; it leaves the pool as it was
+    return (*store)->CheckNow();
+  }
   if (store.status().code() != absl::StatusCode::kDataLoss) return store.status();
   CheckReport report;
   report.problems.push_back(std::string(store.status().message()));

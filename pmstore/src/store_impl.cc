@@ -52,7 +52,18 @@ absl::Status StoreImpl::Recover() {
   next_seq_ = std::max(next_seq_, min_next_seq);
   PMSTORE_ASSIGN_OR_RETURN(internal::Root root, internal::ReadRoot(*pool_));
   key_count_ = root.key_count;
-  alloc_.Load(pool_->file_chunks());
+  separator_image_ = root.separator_image;
+  if (separator_image_ != 0) {
+    // After a clean close; a stale or damaged image is passed over.
+    auto image = internal::SeparatorImage::Open(base_, pool_->length(), separator_image_,
+                                                {last_record_.seq, root.head_leaf, root.key_count});
+    if (image.ok()) {
+      index_.UseImage(*image);
+      opened_from_image_ = true;
+      return absl::OkStatus();
+    }
+  }
+  LoadSpace();
   return index_.Load(root.head_leaf, pool_->length());
 }
 
@@ -65,6 +76,7 @@ absl::Status StoreImpl::Close() {
   // after that failure may not be durable.
   absl::Status status = poisoned_;
   if (status.ok()) status = MakeDurable(internal::PersistSite::kCloseAppliedFlush, internal::PersistSite::kCloseDrain);
+  if (status.ok()) status = WriteSeparatorImage();
   {
     internal::ExclusiveGuard lock(&mu_);
     closed_ = true;

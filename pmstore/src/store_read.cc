@@ -66,6 +66,10 @@ class StoreIterator final : public Iterator {
 
 absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, internal::RecordView* view) const {
   if (record == 0) return absl::NotFoundError("key not found");
+  if (record == internal::LeafIndex::kDamagedLeaf) {
+    return absl::DataLossError(
+        absl::StrCat(pool_->path, ": checksum failure in the index leaf that would hold the key (pmstore check names it)"));
+  }
   if (!internal::ReadRecord(base_, pool_->length(), record, view)) return Damaged(pool_->path, record);
   if (options.verify_checksums &&
       internal::RecordChecksum(base_ + record, view->large ? view->value.data() : nullptr) !=
@@ -146,7 +150,12 @@ void StoreImpl::MultiGet(const ReadOptions& options, size_t count, const std::st
 absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
-  return index_.Lookup(key) != 0;
+  const uint64_t record = index_.Lookup(key);
+  if (record == internal::LeafIndex::kDamagedLeaf) {
+    internal::RecordView unused;
+    return ReadValue(ReadOptions(), record, &unused);
+  }
+  return record != 0;
 }
 
 std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions&, const IterateOptions& range) {
@@ -183,9 +192,11 @@ absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const I
 Stats StoreImpl::GetStats() {
   Stats stats;
   stats.path = path_;
+  EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);  // growth changes the mapped length; Close unmaps
   if (closed_) return stats;
   stats.keys = key_count_;
+  stats.opened_from_separator_image = opened_from_image_;
   stats.pool_bytes = pool_->length();
   stats.max_pool_bytes = pool_->superblock.heap_offset + pool_->superblock.max_chunks * internal::kChunkSize;
   const internal::SpaceUsage usage = alloc_.Usage();

@@ -49,6 +49,7 @@ absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, siz
   internal::TurnGuard turn(&write_mu_);
   PMSTORE_RETURN_IF_ERROR(Writable());
   internal::ExclusiveGuard lock(&mu_);
+  LoadSpace();
   bool sync = options.sync;
   for (int attempt = 0;; ++attempt) {
     // A durable write ends the unsynced run first: it writes in place
@@ -75,6 +76,7 @@ absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, siz
 }
 
 absl::Status StoreImpl::Stage(const Op* ops, size_t count) {
+  if (separator_image_ != 0 || index_.on_image()) PMSTORE_RETURN_IF_ERROR(DropSeparatorImage());
   for (size_t i = 0; i < count; ++i) {
     if (ops[i].kind == WriteBatch::OpKind::kDelete) {
       StageDelete(ops[i].key);
@@ -160,6 +162,8 @@ void StoreImpl::Abandon() {
   tx_.Clear();
   key_delta_ = 0;
   alloc_.Abandoned();
+  // Still on the separator image: leaving it failed, nothing changed.
+  if (index_.on_image()) return;
   const internal::Root* root = reinterpret_cast<const internal::Root*>(base_ + internal::kRootOffset);
   absl::Status reloaded = index_.Load(root->head_leaf, pool_->length());
   (void)reloaded;  // it loaded at open; the leaves have not changed since
@@ -307,6 +311,7 @@ void StoreImpl::Apply(uint64_t seq, bool sync) {
   }
 
   next_seq_ = seq + 1;
+  separator_image_ = reinterpret_cast<const internal::Root*>(base_ + internal::kRootOffset)->separator_image;
   key_count_ += key_delta_;
   key_delta_ = 0;
   tx_.Clear();

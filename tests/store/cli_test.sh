@@ -64,6 +64,10 @@ expect 0 "bench" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchm
 grep -q '"name": "readrandom"' "$DIR/out" && grep -q '"p999_us"' "$DIR/out" || { echo "FAIL: bench json: $(head -c 300 "$DIR/out")"; failures=$((failures + 1)); }
 jq -e '.benchmarks[] | select(.name == "reopen") | .ops == 1 and .seconds > 0' "$DIR/out" >/dev/null \
   || { echo "FAIL: bench reopen: $(jq -c '.benchmarks[-1]' "$DIR/out")"; failures=$((failures + 1)); }
+# The first read and the first write after the open are timed apart.
+jq -e '[.benchmarks[] | select(.name == "reopen.firstread" and .ops == 1)] | length == 1' "$DIR/out" >/dev/null \
+  && jq -e '[.benchmarks[] | select(.name == "reopen.firstwrite" and .ops == 1)] | length == 1' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench reopen.firstread/firstwrite: $(jq -c '.benchmarks' "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "bench readwhilewriting" -- "$PMSTORE" bench "$DIR/rww" --size=64M --num=2000 --reads=20000 --threads=2 --benchmarks=fillseq,readwhilewriting --output-format=json
 jq -e '[.benchmarks[].name] == ["fillseq", "readwhilewriting", "readwhilewriting.writer"] and .benchmarks[1].ops == 20000 and .benchmarks[1].found == 20000' "$DIR/out" >/dev/null \
   || { echo "FAIL: bench readwhilewriting: $(jq -c '.benchmarks' "$DIR/out")"; failures=$((failures + 1)); }

@@ -56,7 +56,7 @@ void RunShard(int shard) {
       "crash images recovered and checked: %llu distinct (%llu inside unsynced runs, %.0f%%; %llu identical "
       "skipped) at %llu crash points, %d ops in %.1f s (%.2f ms/image); %llu kill images\n"
       "  puts %d (overwrites %d, >= 1 MiB %d), deletes %d, batches %d, unsynced runs %d, "
-      "restarts after crash %d / after kill %d / after close %d, pool %llu -> %llu bytes (seed %llu)\n",
+      "restarts after crash %d / after kill %d / after close %d, opens from a separator image %d (crash images while a close wrote one %llu), pool %llu -> %llu bytes (seed %llu)\n",
       static_cast<unsigned long long>(r.images), static_cast<unsigned long long>(r.unsynced_images),
       r.images == 0 ? 0.0 : 100.0 * static_cast<double>(r.unsynced_images) / static_cast<double>(r.images),
       static_cast<unsigned long long>(r.duplicates),
@@ -64,7 +64,7 @@ void RunShard(int shard) {
       r.images == 0 ? 0.0 : 1000.0 * r.seconds / static_cast<double>(r.images),
       static_cast<unsigned long long>(r.kill_images), r.puts, r.overwrites, r.large_puts,
       r.deletes, r.batches, r.unsynced_runs, r.crash_restarts, r.kill_restarts, r.close_restarts,
-      static_cast<unsigned long long>(r.initial_file_bytes), static_cast<unsigned long long>(r.final_file_bytes),
+      r.image_opens, static_cast<unsigned long long>(r.closing_images), static_cast<unsigned long long>(r.initial_file_bytes), static_cast<unsigned long long>(r.final_file_bytes),
       static_cast<unsigned long long>(seed));
   EXPECT_EQ(r.failure, "") << "seed " << seed;
   EXPECT_GE(r.images, config.target_images);
@@ -83,6 +83,12 @@ void RunShard(int shard) {
     EXPECT_GT(r.kill_images, 0u);
     EXPECT_GT(r.kill_restarts, 0);
     EXPECT_GT(r.final_file_bytes, r.initial_file_bytes) << "the pool never grew";
+  }
+  if (r.close_restarts > 0) {
+    // Clean closes wrote separator images and reopens used them; crash
+    // points inside that write were recovered like any other.
+    EXPECT_GT(r.image_opens, 0);
+    EXPECT_GT(r.closing_images, 0u);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -105,7 +106,7 @@ uint64_t HeapOffset(const std::string& path) {
   return sb.heap_offset;
 }
 
-TEST_F(StoreErrorsTest, DamagedLeafFailsOpenAndCheckReportsIt) {
+TEST_F(StoreErrorsTest, DamagedLeafFailsItsFirstUseAndCheckReportsIt) {
   MakePool();
   auto clean = Store::Check(path_);
   ASSERT_TRUE(clean.ok());
@@ -115,6 +116,29 @@ TEST_F(StoreErrorsTest, DamagedLeafFailsOpenAndCheckReportsIt) {
   // `next` word, which the last commit did not log (replay would repair it).
   const uint8_t next = 5;
   Poke(HeapOffset(path_) + internal::kBitmapUnits * internal::kUnitSize, &next, 1);
+  {
+    // The clean close left a separator image: open does not read the
+    // leaves, their first use checks them (doc/FORMAT.md "Separator image").
+    auto store = OpenOrDie(path_, Options());
+    ASSERT_TRUE(store->GetStats().opened_from_separator_image);
+    std::string value;
+    const absl::Status get = store->Get("k", &value);
+    EXPECT_TRUE(absl::IsDataLoss(get)) << get;
+    EXPECT_NE(get.message().find("checksum failure in the index leaf"), std::string::npos) << get;
+    const absl::Status put = store->Put("k2", "v");
+    EXPECT_TRUE(absl::IsDataLoss(put)) << put;
+    EXPECT_NE(put.message().find("checksum failure in index leaf"), std::string::npos) << put;
+    EXPECT_FALSE(store->CheckNow().clean());
+  }
+  // Without the image (a crash, or the image's own damage), open walks the
+  // chain and fails at the leaf.
+  uint64_t image = 0;
+  const int fd = open(path_.c_str(), O_RDONLY);
+  ASSERT_EQ(pread(fd, &image, 8, internal::kRootOffset + offsetof(internal::Root, separator_image)), 8);
+  close(fd);
+  ASSERT_NE(image, 0u);
+  const uint64_t zero = 0;
+  Poke(image + offsetof(internal::SeparatorImageHeader, checksum), &zero, 8);
   ExpectOpenFails(absl::StatusCode::kDataLoss, "checksum failure in index leaf");
   auto report = Store::Check(path_);
   ASSERT_TRUE(report.ok());

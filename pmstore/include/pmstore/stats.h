@@ -26,6 +26,12 @@ struct Stats {
   // the mapping layer verified it; -1 when it could not be measured.
   double pmd_mapped_share = -1;
   std::string pmd_verify_method;  // "pagemap_scan", "smaps", or why none
+
+  // Whether this open found the index leaves through the separator image
+  // a clean close wrote (doc/FORMAT.md "Separator image"), instead of
+  // walking the leaf chain (after a crash, or with no image or a stale or
+  // damaged one).
+  bool opened_from_separator_image = false;
 };
 
 }  // namespace pmstore

@@ -200,6 +200,7 @@ class Simulator {
   bool after_power_failure_ = false;
   bool armed_ = false;
   const char* where_ = "";
+  bool closing_ = false;  // a store is closing (its crash points are the close's)
 
   // What a crash may leave (doc/FORMAT.md, "Invariants"): the state after
   // some commit from the last durable one (front) to the last acknowledged
@@ -331,6 +332,10 @@ void Simulator::CheckImage(bool kill) {
     return;
   }
   Store& store = **recovered;
+  if (store.GetStats().opened_from_separator_image) {
+    ++result_.image_opens;
+    if (closing_) ++result_.closing_images;
+  }
   const Model seen = Contents(store);
   const int state = Recognise(seen);
   // (Compared directly: the write in flight may lead back to an earlier
@@ -465,7 +470,9 @@ void Simulator::Restart(RestartKind kind) {
     ++result_.close_restarts;
     where_ = "close";
     run_left_ = 0;
+    closing_ = true;
     store_.reset();  // drains (crash points), then the persister hands its shadow over
+    closing_ = false;
     persister_ = nullptr;
     AllDurable();
     image = std::move(closed_shadow_);
@@ -493,6 +500,7 @@ void Simulator::Restart(RestartKind kind) {
   const bool opened = OpenStore(where_);
   after_power_failure_ = false;
   if (!opened) return;
+  if (store_->GetStats().opened_from_separator_image) ++result_.image_opens;
   const Model seen = Contents(*store_);
   const int state = Recognise(seen);
   if (state < 0 || (kind != RestartKind::kPowerFailure && state != static_cast<int>(allowed_.size()) - 1)) {

@@ -74,6 +74,11 @@ struct Result {
   // What the workload did.
   int puts = 0, overwrites = 0, deletes = 0, batches = 0, large_puts = 0, unsynced_runs = 0;
   int crash_restarts = 0, close_restarts = 0, kill_restarts = 0;
+  // Opens (recoveries included) that found the leaves through a separator
+  // image; of those, recoveries of crash images taken inside a close (once
+  // its image commit's fence was passed).
+  int image_opens = 0;
+  uint64_t closing_images = 0;
   uint64_t initial_file_bytes = 0, final_file_bytes = 0;
   double seconds = 0;
   std::string failure;  // empty: every image recovered to an allowed state
