@@ -4,8 +4,8 @@
 
 namespace pmstore::internal {
 
-SnapshotList::Handle SnapshotList::Add(uint64_t seq, Snapshot* owner) {
-  entries_.push_back(Entry{seq, owner, {}});
+SnapshotList::Handle SnapshotList::Add(Snapshot* owner) {
+  entries_.push_back(Entry{owner, {}});
   return std::prev(entries_.end());
 }
 

@@ -34,7 +34,6 @@ class SnapshotList {
   // Key -> the record it had at the snapshot (0: absent).
   using Overlay = std::map<std::string, uint64_t, std::less<>>;
   struct Entry {
-    uint64_t seq;
     Snapshot* owner;  // for the store to detach it when the store goes first
     Overlay overlay;
   };
@@ -43,9 +42,9 @@ class SnapshotList {
   bool empty() const { return entries_.empty(); }
   const std::list<Entry>& entries() const { return entries_; }
 
-  // A snapshot of the state after commit `seq`, the newest one (no write
-  // may be staged meanwhile), held by `owner`.
-  Handle Add(uint64_t seq, Snapshot* owner);
+  // A snapshot of the current state, the newest one (no write may be
+  // staged meanwhile), held by `owner`.
+  Handle Add(Snapshot* owner);
   // Forgets `snapshot`; an older neighbour takes over its pre-images.
   void Remove(Handle snapshot);
 

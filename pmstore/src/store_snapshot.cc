@@ -14,7 +14,7 @@ std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
   internal::ExclusiveGuard lock(&mu_);
   const uint64_t seq = next_seq_ - 1;
   auto snapshot = std::make_unique<SnapshotImpl>(this, seq, pins_.Pin(seq));
-  snapshot->handle_ = snapshots_.Add(seq, snapshot.get());
+  snapshot->handle_ = snapshots_.Add(snapshot.get());
   return snapshot;
 }
 

@@ -154,7 +154,9 @@ int StateAfter(int key, int generation) {
 bool IsACommittedState(const View& view) {
   int newest = 0;
   for (int g : view) newest = std::max(newest, g);
-  for (int g = std::max(newest, 1); g >= std::max(newest - 1, 1); --g) {
+  // The generation in progress may have written only deletes so far (key 0
+  // of every seventh), leaving none of its keys present: newest + 1.
+  for (int g = newest + 1; g >= std::max(newest - 1, 1); --g) {
     for (int j = 0; j <= kKeys; ++j) {
       bool match = true;
       for (int i = 0; i < kKeys && match; ++i) match = view[i] == StateAfter(i, i < j ? g : g - 1);

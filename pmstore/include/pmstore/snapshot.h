@@ -9,12 +9,13 @@
 //   s = store->Get(at_snap, "user/42", &value);   // as it was at GetSnapshot()
 //   snap.reset();                                  // releases it
 //
-// Costs while one is held, nothing otherwise: each key written after the
-// newest snapshot keeps its previous record (and the space of that
-// record) until the snapshot is released, as a PinnedValue keeps its
-// value, and the store holds the key and the record's offset in memory
-// (doc/STORE.md, "Snapshots"). Holding one never blocks readers or
-// writers.
+// Costs while one is held, nothing otherwise: as a PinnedValue does, it
+// keeps every record freed after it (overwritten or deleted) in its space
+// until it is released, so a long-lived snapshot under overwrites grows
+// the pool; and for each key written after the newest snapshot the store
+// keeps the key and its previous record's offset in memory (doc/STORE.md,
+// "Snapshots"). Holding one blocks no reader or writer; taking and
+// releasing one waits for a write in progress.
 //
 // Thread-safe: any number of threads may read through one snapshot at
 // once. Not copyable; destroying it (the unique_ptr) releases it. Release
