@@ -10,6 +10,7 @@ set(PMSTORE_STORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/pool.cc
   ${CMAKE_CURRENT_LIST_DIR}/separator_map.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_check.cc
+  ${CMAKE_CURRENT_LIST_DIR}/store_copy.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_impl.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_write.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_run.cc

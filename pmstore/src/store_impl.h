@@ -14,7 +14,8 @@
 //
 // Files: store_impl.cc (open, recovery, close), store_write.cc (the write
 // path and commits), store_run.cc (unsynced runs), store_read.cc (reads),
-// store_check.cc (Check).
+// store_check.cc (Check),
+// store_copy.cc (CopyTo).
 #pragma once
 
 #include <memory>
@@ -46,6 +47,7 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   using Store::Get;
   using Store::Put;
   using Store::Write;
+  using Store::CopyTo;
 
   absl::Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;
   absl::Status Delete(const WriteOptions& options, std::string_view key) override;
@@ -62,6 +64,9 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   absl::Status Close() override;
   Stats GetStats() override;
   CheckReport CheckNow() override;
+  // store_copy.cc
+  absl::Status CopyTo(const ReadOptions& options, const std::string& dest_path,
+                      const CopyProgress& progress) override;
 
   // Entries copied for an iterator: keys and values back to back in
   // `bytes`, (key offset, key size, value size) per entry.

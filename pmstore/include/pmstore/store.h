@@ -54,6 +54,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -159,6 +160,31 @@ class Store {
   virtual Stats GetStats() = 0;
   // Check() on the open store (takes the read lock while it runs).
   virtual CheckReport CheckNow() = 0;
+
+  // --- Copy (doc/STORE.md "Copy") ---
+  // Copies the store as of `options.snapshot` (none: as of a snapshot
+  // CopyTo takes itself) into a new pool at `dest_path`, while this and
+  // other threads go on reading and writing. The copy is written under a
+  // temporary name beside `dest_path` (`DEST.copying.PID.N`), made
+  // durable, and only then renamed to `dest_path` (RENAME_NOREPLACE, then
+  // the directory is fsynced): `dest_path` never names a half-made pool,
+  // and on any failure nothing is left behind. The new pool has the
+  // source's geometry: its current size as initial size (allocated up
+  // front, so a full disk fails at once) and its maximum size; it is
+  // written packed, in key order. `progress`, when set, is called on the
+  // calling thread after each chunk written (about every 4 MiB or 1024
+  // keys) with the keys and key+value bytes copied so far.
+  // Errors: AlreadyExists when `dest_path` exists (it is left untouched);
+  // ResourceExhausted when the file system is full; FailedPrecondition
+  // after Close; DataLoss when the source is damaged; others as Open's
+  // for the destination (a missing directory is NotFound).
+  using CopyProgress = std::function<void(uint64_t keys_copied, uint64_t bytes_copied)>;
+  virtual absl::Status CopyTo(const ReadOptions& options, const std::string& dest_path,
+                              const CopyProgress& progress) = 0;
+  absl::Status CopyTo(const ReadOptions& options, const std::string& dest_path) {
+    return CopyTo(options, dest_path, nullptr);
+  }
+  absl::Status CopyTo(const std::string& dest_path) { return CopyTo(ReadOptions(), dest_path, nullptr); }
 
   // Convenience overloads with default options.
   absl::Status Put(std::string_view key, std::string_view value) { return Put(DefaultWrite(), key, value); }
