@@ -162,9 +162,10 @@ class Store {
   virtual CheckReport CheckNow() = 0;
 
   // --- Copy (doc/STORE.md "Copy") ---
-  // Copies the store as of `options.snapshot` (none: as of a snapshot
-  // CopyTo takes itself) into a new pool at `dest_path`, while this and
-  // other threads go on reading and writing. The copy is written under a
+  // Copies what one iterator over the whole store sees (see iterator.h:
+  // not yet a snapshot, so under concurrent writes each key holds a value
+  // it had at some point during the copy) into a new pool at `dest_path`,
+  // while this and other threads go on reading and writing. The copy is written under a
   // temporary name beside `dest_path` (`DEST.copying.PID.N`), made
   // durable, and only then renamed to `dest_path` (RENAME_NOREPLACE, then
   // the directory is fsynced): `dest_path` never names a half-made pool,
