@@ -411,6 +411,15 @@ pmstore_code_t pmstore_iter_get_error(const pmstore_iterator_t* iter, char** err
   return Report(iter->rep->status(), errmsg);
 }
 
+// ---- Copy ----------------------------------------------------------------
+
+pmstore_code_t pmstore_copy_to(pmstore_t* db, const pmstore_readoptions_t* options, const char* dest_path,
+                               char** errmsg) {
+  if (db == nullptr) return BadArgument("pmstore_copy_to", "db is NULL", errmsg);
+  if (dest_path == nullptr) return BadArgument("pmstore_copy_to", "dest_path is NULL", errmsg);
+  return Report(db->store->CopyTo(ReadOptionsOf(options), dest_path), errmsg);
+}
+
 // ---- Stats and check -----------------------------------------------------
 
 pmstore_stats_t* pmstore_get_stats(pmstore_t* db) {

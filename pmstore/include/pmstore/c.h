@@ -274,6 +274,20 @@ const char* pmstore_iter_value(const pmstore_iterator_t* iter, size_t* vallen);
 /* Not OK when iteration stopped on damaged data (DATA_LOSS). */
 pmstore_code_t pmstore_iter_get_error(const pmstore_iterator_t* iter, char** errmsg);
 
+/* ---- Copy ---------------------------------------------------------------- */
+
+/* Copies the store into a new pool at `dest_path` while db stays open and
+ * other threads go on writing (Store::CopyTo in pmstore/store.h): what one
+ * iterator made with `options` (NULL: defaults) sees. The copy is built as
+ * DEST.copying.PID.N, made durable, then renamed to `dest_path`, which
+ * therefore never names a half-made pool; it has the source's size and
+ * maximum size. PMSTORE_ALREADY_EXISTS when `dest_path` exists (it is left
+ * untouched); PMSTORE_NOT_FOUND when its directory is missing;
+ * PMSTORE_RESOURCE_EXHAUSTED when the file system is full. On any failure
+ * nothing is left behind. */
+pmstore_code_t pmstore_copy_to(pmstore_t* db, const pmstore_readoptions_t* options, const char* dest_path,
+                               char** errmsg);
+
 /* ---- Stats and check ---------------------------------------------------- */
 
 /* What the store reports about itself (pmstore/stats.h). Never NULL for a
