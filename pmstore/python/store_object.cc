@@ -229,6 +229,11 @@ py::dict PyStore::Check() {
   return CheckReportDict(WithoutGil([&] { return s.CheckNow(); }));
 }
 
+void PyStore::CopyTo(const std::string& dest_path) {
+  Store& s = store();
+  ThrowIfError(WithoutGil([&] { return s.CopyTo(dest_path); }));
+}
+
 py::dict CheckReportDict(const CheckReport& report) {
   py::dict out;
   out["clean"] = report.clean();
