@@ -22,7 +22,7 @@ def test_copy_benchmark_prints_every_side(pool_dir):
     assert any(line.startswith("small: 3000 keys") for line in lines), result.stdout
     assert any(line.startswith("large: 2 keys") for line in lines), result.stdout
     for side in ("pmstore copy", "mdb_copy", "mdb_copy -c"):
-        rows = [line for line in lines if line.strip().startswith(side + " ") and line.endswith("x")]
+        rows = [line for line in lines if line[2:17].strip() == side and line.endswith("x")]
         assert len(rows) == 2, (side, result.stdout)
     assert "hypervisor" in result.stdout and "load average" in result.stdout
     assert os.listdir(pool_dir) == [], "the pools and environments were removed"
