@@ -11,7 +11,9 @@ Per content and side: wall time of the whole command (process start to
 exit, so both include opening the source, creating the destination and
 making it durable), as keys/s and MB/s of keys plus values; the median
 and range of --repeat runs, the sides alternating which goes first, a
-fresh destination each run. Sides:
+fresh destination each run, after --warmup uncounted runs of each side
+(the first touch of fresh tmpfs pages costs a host fault each on a VM
+that hands free memory back). Sides:
 
   pmstore copy   `pmstore copy SRC DEST --noprogress` (a packed copy)
   mdb_copy       `mdb_copy SRC DEST` (page for page, free pages too)
@@ -52,13 +54,14 @@ def parse_args():
     parser.add_argument("--num", type=int, default=1000000, help="keys of the small content (default 1000000)")
     parser.add_argument("--large", type=int, default=32, help="4 MiB values of the large content (default 32)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per side (default 3)")
+    parser.add_argument("--warmup", type=int, default=1, help="uncounted runs of each side first (default 1)")
     parser.add_argument("--granularity", choices=("cache_line", "auto"), default="cache_line",
                         help="cache_line: PMEM2_FORCE_GRANULARITY=CACHE_LINE (default); auto: what the mapping offers")
     args = parser.parse_args()
     if not args.huge_tmpfs and not args.dir:
         parser.error("give --huge-tmpfs (as root) or --dir DIR")
-    if args.num < 1 or args.large < 1 or args.repeat < 1:
-        parser.error("--num, --large and --repeat must be positive")
+    if args.num < 1 or args.large < 1 or args.repeat < 1 or args.warmup < 0:
+        parser.error("--num, --large and --repeat must be positive, --warmup not negative")
     if shutil.which("mdb_copy") is None:
         parser.error("mdb_copy is missing: install lmdb-utils (scripts/setup does)")
     return args
@@ -103,7 +106,7 @@ def timed(command):
 def measure(args, directory, pool, env_dir):
     sides = {"pmstore copy": [], "mdb_copy": [], "mdb_copy -c": []}
     order = list(sides)
-    for run in range(args.repeat):
+    for run in range(-args.warmup, args.repeat):
         for side in order if run % 2 == 0 else reversed(order):
             dest = os.path.join(directory, "dest")
             if side == "pmstore copy":
@@ -113,8 +116,10 @@ def measure(args, directory, pool, env_dir):
                 os.mkdir(dest)
                 seconds = timed(["mdb_copy"] + (["-c"] if side.endswith("-c") else []) + [env_dir, dest])
                 shutil.rmtree(dest)
-            sides[side].append(seconds)
-        print("  run %d/%d done" % (run + 1, args.repeat), file=sys.stderr, flush=True)
+            if run >= 0:
+                sides[side].append(seconds)
+        print("  %s done" % ("warm-up" if run < 0 else "run %d/%d" % (run + 1, args.repeat)), file=sys.stderr,
+              flush=True)
     return sides
 
 
@@ -140,8 +145,8 @@ def main():
     load_before = loadavg()
 
     def run_in(directory):
-        print("pmstore copy %s vs mdb_copy (LMDB %s), %d run(s) each; date %s; %s; hypervisor %s (%s); kernel %s"
-              % (pmstore.__version__, ".".join(map(str, lmdb.version())), args.repeat, facts["date"], facts["cpu"],
+        print("pmstore copy %s vs mdb_copy (LMDB %s), %d run(s) each after %d warm-up; date %s; %s; hypervisor %s (%s); kernel %s"
+              % (pmstore.__version__, ".".join(map(str, lmdb.version())), args.repeat, args.warmup, facts["date"], facts["cpu"],
                  facts["hypervisor"], facts["virtualization"], facts["kernel"]))
         print("dir %s on %s; PMEM2_FORCE_GRANULARITY=%s" % (directory, mount_of(directory),
                                                              os.environ.get("PMEM2_FORCE_GRANULARITY", "unset")))
