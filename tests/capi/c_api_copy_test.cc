@@ -1,23 +1,18 @@
 // pmstore_copy_to through the C names only: the copy's contents, and the
 // codes and messages of each way it can fail, each leaving nothing behind.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "capi/err_msg.h"
 #include "gtest/gtest.h"
 #include "pmstore/c.h"
 #include "support/temp_dir.h"
 
 namespace {
-
-struct ErrMsg {
-  char* text = nullptr;
-  ~ErrMsg() { pmstore_free(text); }
-  char** out() { return &text; }
-  std::string str() const { return text == nullptr ? "" : text; }
-};
 
 std::vector<std::string> Entries(const std::string& dir) {
   std::vector<std::string> names;
