@@ -39,7 +39,8 @@ std::string CopyingPath(const std::string& dest_path) {
 absl::Status RefuseExisting(const std::string& dest_path) {
   struct stat st;
   if (lstat(dest_path.c_str(), &st) == 0) {
-    return absl::AlreadyExistsError(absl::StrCat(dest_path, ": already exists (a copy never replaces a file: remove it or name a new one)"));
+    return absl::AlreadyExistsError(
+        absl::StrCat(dest_path, ": already exists (a copy never replaces a file: remove it or name a new one)"));
   }
   if (errno != ENOENT) return base::ErrnoStatus(errno, "stat", dest_path);
   return absl::OkStatus();

@@ -14,8 +14,7 @@
 //
 // Files: store_impl.cc (open, recovery, close), store_write.cc (the write
 // path and commits), store_run.cc (unsynced runs), store_read.cc (reads),
-// store_check.cc (Check),
-// store_copy.cc (CopyTo).
+// store_check.cc (Check), store_copy.cc (CopyTo).
 #pragma once
 
 #include <memory>

@@ -22,7 +22,8 @@
 // Errors, as absl::Status with a one-line message naming the file:
 //   NotFound            Get on a missing key; Open on a missing file
 //                       without create_if_missing
-//   AlreadyExists       Open with error_if_exists on an existing file
+//   AlreadyExists       Open with error_if_exists on an existing file;
+//                       CopyTo onto an existing file
 //   InvalidArgument     key longer than kMaxKeySize; not a pool (bad
 //                       magic); a batch too large for one commit
 //   FailedPrecondition  unsupported format version; granularity weaker
@@ -165,11 +166,14 @@ class Store {
   // Copies what one iterator over the whole store sees (see iterator.h:
   // not yet a snapshot, so under concurrent writes each key holds a value
   // it had at some point during the copy) into a new pool at `dest_path`,
-  // while this and other threads go on reading and writing. The copy is written under a
-  // temporary name beside `dest_path` (`DEST.copying.PID.N`), made
-  // durable, and only then renamed to `dest_path` (RENAME_NOREPLACE, then
-  // the directory is fsynced): `dest_path` never names a half-made pool,
-  // and on any failure nothing is left behind. The new pool has the
+  // while this and other threads go on reading and writing. The copy is
+  // written under a temporary name beside `dest_path`
+  // (`DEST.copying.PID.N`), made durable, and only then renamed to
+  // `dest_path` (RENAME_NOREPLACE, then the directory is fsynced):
+  // `dest_path` never names a half-made pool, and on any failure nothing
+  // is left behind. CopyTo is a reader of this store: it blocks no
+  // other reader, and keeps writers out only while its iterator copies a
+  // few hundred entries at a time. The new pool has the
   // source's geometry: its current size as initial size (allocated up
   // front, so a full disk fails at once) and its maximum size; it is
   // written packed, in key order. `progress`, when set, is called on the
