@@ -284,7 +284,8 @@ pmstore_code_t pmstore_iter_get_error(const pmstore_iterator_t* iter, char** err
  * maximum size. PMSTORE_ALREADY_EXISTS when `dest_path` exists (it is left
  * untouched); PMSTORE_NOT_FOUND when its directory is missing;
  * PMSTORE_RESOURCE_EXHAUSTED when the file system is full. On any failure
- * nothing is left behind. */
+ * nothing is left behind. Values are copied as read, their checksums not
+ * verified: run pmstore_check first when the source may be damaged. */
 pmstore_code_t pmstore_copy_to(pmstore_t* db, const pmstore_readoptions_t* options, const char* dest_path,
                                char** errmsg);
 

@@ -179,6 +179,10 @@ class Store {
   // written packed, in key order. `progress`, when set, is called on the
   // calling thread after each chunk written (about every 4 MiB or 1024
   // keys) with the keys and key+value bytes copied so far.
+  // Values are copied as read: like iterators, CopyTo does not verify
+  // their checksums yet (options.verify_checksums notwithstanding), and the
+  // copy gets checksums of its own, so run CheckNow first when the source
+  // may be damaged.
   // Errors: AlreadyExists when `dest_path` exists (it is left untouched);
   // ResourceExhausted when the file system is full; FailedPrecondition
   // after Close; DataLoss when the source is damaged; others as Open's
