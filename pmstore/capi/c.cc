@@ -29,6 +29,7 @@ struct pmstore_t {
   // Objects that must go before the store does (pmstore_close checks).
   std::atomic<int64_t> live_iterators{0};
   std::atomic<int64_t> live_pins{0};
+  std::atomic<int64_t> live_snapshots{0};
 };
 struct pmstore_options_t {
   pmstore::Options rep;
@@ -48,6 +49,10 @@ struct pmstore_writebatch_t {
 struct pmstore_iterator_t {
   pmstore_t* db;
   std::unique_ptr<pmstore::Iterator> rep;
+};
+struct pmstore_snapshot_t {
+  pmstore_t* db;
+  std::unique_ptr<pmstore::Snapshot> rep;
 };
 struct pmstore_pinnedvalue_t {
   pmstore_t* db;
@@ -171,6 +176,9 @@ void pmstore_readoptions_destroy(pmstore_readoptions_t* options) { delete option
 void pmstore_readoptions_set_verify_checksums(pmstore_readoptions_t* options, bool value) {
   options->rep.verify_checksums = value;
 }
+void pmstore_readoptions_set_snapshot(pmstore_readoptions_t* options, const pmstore_snapshot_t* snapshot) {
+  options->rep.snapshot = snapshot == nullptr ? nullptr : snapshot->rep.get();
+}
 
 pmstore_writeoptions_t* pmstore_writeoptions_create(void) { return new pmstore_writeoptions_t; }
 void pmstore_writeoptions_destroy(pmstore_writeoptions_t* options) { delete options; }
@@ -205,9 +213,11 @@ pmstore_code_t pmstore_close(pmstore_t* db, char** errmsg) {
   if (db == nullptr) return PMSTORE_OK;
   const int64_t iterators = db->live_iterators.load();
   const int64_t pins = db->live_pins.load();
-  if (iterators != 0 || pins != 0) {
-    SetMessage(errmsg, absl::StrCat("pmstore_close(", db->path, "): ", iterators, " iterator(s) and ", pins,
-                                    " pinned value(s) are still alive; destroy them first (nothing was closed)"));
+  const int64_t snapshots = db->live_snapshots.load();
+  if (iterators != 0 || pins != 0 || snapshots != 0) {
+    SetMessage(errmsg, absl::StrCat("pmstore_close(", db->path, "): ", iterators, " iterator(s), ", pins,
+                                    " pinned value(s) and ", snapshots,
+                                    " snapshot(s) are still alive; destroy them first (nothing was closed)"));
     return PMSTORE_BUSY;
   }
   // Close unmaps and unlocks even when it fails, so db goes either way; the
@@ -410,6 +420,24 @@ pmstore_code_t pmstore_iter_get_error(const pmstore_iterator_t* iter, char** err
   if (iter == nullptr) return BadArgument("pmstore_iter_get_error", "iter is NULL", errmsg);
   return Report(iter->rep->status(), errmsg);
 }
+
+// ---- Snapshots -----------------------------------------------------------
+
+const pmstore_snapshot_t* pmstore_create_snapshot(pmstore_t* db) {
+  if (db == nullptr) return nullptr;
+  auto* snapshot = new pmstore_snapshot_t{db, db->store->GetSnapshot()};
+  ++db->live_snapshots;
+  return snapshot;
+}
+
+void pmstore_release_snapshot(pmstore_t*, const pmstore_snapshot_t* snapshot) {
+  if (snapshot == nullptr) return;
+  pmstore_t* owner = snapshot->db;
+  delete snapshot;
+  --owner->live_snapshots;
+}
+
+uint64_t pmstore_snapshot_sequence(const pmstore_snapshot_t* snapshot) { return snapshot->rep->sequence(); }
 
 // ---- Copy ----------------------------------------------------------------
 

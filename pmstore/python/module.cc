@@ -8,6 +8,7 @@
 
 #include "pmstore/python/bytes_arg.h"
 #include "pmstore/python/errors.h"
+#include "pmstore/python/snapshot_object.h"
 #include "pmstore/python/store_object.h"
 #include "pmstore/version.h"
 
@@ -19,8 +20,10 @@ using namespace pybind11::literals;
 // str, bytes or os.PathLike, as the file system spells it.
 std::string FsPath(py::object path) { return py::module_::import("os").attr("fsencode")(path).cast<std::string>(); }
 
-// keys(), values() and items() share their range arguments.
-py::object Iterate(py::object self, py::object prefix, py::object start, py::object stop, PyIterator::Yield yield) {
+// keys(), values() and items() share their range arguments (and read
+// through `snapshot`, None or a Snapshot).
+py::object Iterate(py::object self, py::object prefix, py::object start, py::object stop, PyIterator::Yield yield,
+                   py::object snapshot) {
   IterateOptions range;
   bool empty = false;
   if (!prefix.is_none()) range.prefix = std::string(BytesArg(prefix, "prefix").view());
@@ -29,7 +32,7 @@ py::object Iterate(py::object self, py::object prefix, py::object start, py::obj
     range.upper_bound = std::string(BytesArg(stop, "stop").view());
     empty = range.upper_bound.empty();  // nothing is below b""
   }
-  return py::cast(std::make_unique<PyIterator>(std::move(self), std::move(range), yield, empty));
+  return py::cast(std::make_unique<PyIterator>(std::move(self), std::move(range), yield, empty, std::move(snapshot)));
 }
 
 // `store[key]`, `store[key] = value` and `next(iterator)` straight from
@@ -89,8 +92,8 @@ void InstallIteratorSlot(py::class_<PyIterator>& iterator) {
 
 constexpr const char* kRangeDoc =
     "In key order (bytewise, shorter first), optionally only keys that start with `prefix` and lie in\n"
-    "[start, stop). Not a snapshot: writes made meanwhile may or may not be seen. Ends (ValueError)\n"
-    "when the store is closed.";
+    "[start, stop), as of `snapshot` (Store.snapshot()) or else of one the iterator takes itself: writes\n"
+    "made meanwhile are not seen. Ends (ValueError) when the store is closed.";
 
 void BindStore(py::module_& m) {
   py::class_<PyStore> store(m, "Store", R"(A pmstore pool, opened (and by default created).
@@ -140,17 +143,21 @@ sync: the default for writes: True = durable on return; False = durable
   store.def("__delitem__", &PyStore::DelItem, "key"_a, "Deletes key; KeyError when absent.");
   store.def("__contains__", &PyStore::Contains, "key"_a);
   store.def("get", &PyStore::Get, "key"_a, "default"_a = py::none(), py::kw_only(), "verify_checksums"_a = false,
-            "The value (bytes), or `default` when absent. verify_checksums: DataLossError on a damaged record.");
+            "snapshot"_a = py::none(),
+            "The value (bytes), or `default` when absent. verify_checksums: DataLossError on a damaged record. "
+            "snapshot: read as of this Store.snapshot().");
   store.def("multi_get", &PyStore::MultiGet, "keys"_a, py::kw_only(), "verify_checksums"_a = false,
+            "snapshot"_a = py::none(),
             R"(The values of `keys` (an iterable of bytes), as a list in the same order:
 bytes for a key that is present, None for one that is absent.
 
     store.multi_get([b"a", b"missing", b"a"])   # [b"1", None, b"1"]
 
 Faster than a loop of get() for more than a few keys: the lookups' memory
-accesses overlap. Not a snapshot of the batch (a write made meanwhile may be
-seen for some keys only). verify_checksums: DataLossError on a damaged record.)");
-  store.def("view", &PyStore::View, "key"_a, py::kw_only(), "verify_checksums"_a = false,
+accesses overlap. Without `snapshot`, not a snapshot of the batch (a write
+made meanwhile may be seen for some keys only); with one, every key as of it.
+verify_checksums: DataLossError on a damaged record.)");
+  store.def("view", &PyStore::View, "key"_a, py::kw_only(), "verify_checksums"_a = false, "snapshot"_a = py::none(),
             R"(The value in place, as a read-only memoryview: no copy.
 
 It stays valid, even if the key is overwritten or deleted, until it is
@@ -188,19 +195,33 @@ NotFoundError when its directory is missing, ResourceExhaustedError when
 the file system is full; nothing is left behind on any error.)");
 
   const auto iterate = [](PyIterator::Yield yield) {
-    return [yield](py::object self, py::object prefix, py::object start, py::object stop) {
-      return Iterate(std::move(self), std::move(prefix), std::move(start), std::move(stop), yield);
+    return [yield](py::object self, py::object prefix, py::object start, py::object stop, py::object snapshot) {
+      return Iterate(std::move(self), std::move(prefix), std::move(start), std::move(stop), yield,
+                     std::move(snapshot));
     };
   };
   store.def("keys", iterate(PyIterator::Yield::kKeys), "prefix"_a = py::none(), "start"_a = py::none(),
-            "stop"_a = py::none(), (std::string("Keys (bytes). ") + kRangeDoc).c_str());
+            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(),
+            (std::string("Keys (bytes). ") + kRangeDoc).c_str());
   store.def("values", iterate(PyIterator::Yield::kValues), "prefix"_a = py::none(), "start"_a = py::none(),
-            "stop"_a = py::none(), (std::string("Values (bytes). ") + kRangeDoc).c_str());
+            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(),
+            (std::string("Values (bytes). ") + kRangeDoc).c_str());
   store.def("items", iterate(PyIterator::Yield::kItems), "prefix"_a = py::none(), "start"_a = py::none(),
-            "stop"_a = py::none(), (std::string("(key, value) pairs. ") + kRangeDoc).c_str());
+            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(),
+            (std::string("(key, value) pairs. ") + kRangeDoc).c_str());
   store.def("__iter__", [](py::object self) {
-    return Iterate(std::move(self), py::none(), py::none(), py::none(), PyIterator::Yield::kKeys);
+    return Iterate(std::move(self), py::none(), py::none(), py::none(), PyIterator::Yield::kKeys, py::none());
   });
+  store.def(
+      "snapshot", [](py::object self) { return std::make_unique<PySnapshot>(std::move(self)); },
+      R"(The state after the last commit, kept while writes go on (a pmstore.Snapshot):
+
+    with store.snapshot() as snap:
+        snap[b"k"], snap.get(b"k"), b"k" in snap, list(snap.items(prefix=b"user/"))
+        store.get(b"k", snapshot=snap)    # the same, from the store
+
+Space freed after it is reused only once it is released (release(), or the
+end of the with block). close() ends it.)");
   InstallMappingSlots(store);
 }
 
@@ -224,6 +245,72 @@ void BindHandouts(py::module_& m) {
       .def("commit", &PyBatch::Commit, "Applies the batch now (what a clean `with` exit does).");
 }
 
+// ---- Snapshots: the Store's reads, each through the snapshot ----------------
+
+void BindSnapshot(py::module_& m) {
+  py::class_<PySnapshot> snapshot(m, "Snapshot", R"(A read-only view of a Store as of one commit; see Store.snapshot().
+
+The Store's reads, as of the snapshot: snap[key] (KeyError when absent),
+snap.get(key, default), key in snap, snap.multi_get(keys), snap.view(key),
+iter(snap) and snap.keys/values/items(prefix, start, stop). ValueError once
+released or once the store is closed.)");
+  const auto store_of = [](const PySnapshot& self) -> PyStore& { return self.owner().cast<PyStore&>(); };
+  snapshot.def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PySnapshot& self, py::args) { self.Release(); })
+      .def("release", &PySnapshot::Release,
+           "Lets go of the snapshot (at once, or when the last iterator through it goes). Twice is fine.")
+      .def_property_readonly("released", &PySnapshot::released)
+      .def_property_readonly("sequence", &PySnapshot::sequence, "The number of the last commit it sees.")
+      .def_property_readonly("store", &PySnapshot::owner)
+      .def(
+          "__getitem__",
+          [store_of](py::object self, py::handle key) {
+            py::object value = store_of(self.cast<PySnapshot&>()).Get(key, py::object(), false, self);
+            if (!value) RaiseKeyError(key);
+            return value;
+          },
+          "key"_a, "The value (bytes) as of the snapshot; KeyError when absent.")
+      .def(
+          "get",
+          [store_of](py::object self, py::handle key, py::object fallback, bool verify_checksums) {
+            return store_of(self.cast<PySnapshot&>()).Get(key, std::move(fallback), verify_checksums, self);
+          },
+          "key"_a, "default"_a = py::none(), py::kw_only(), "verify_checksums"_a = false)
+      .def(
+          "__contains__",
+          [store_of](py::object self, py::handle key) { return store_of(self.cast<PySnapshot&>()).ContainsAt(key, self); },
+          "key"_a)
+      .def(
+          "multi_get",
+          [store_of](py::object self, py::iterable keys, bool verify_checksums) {
+            return store_of(self.cast<PySnapshot&>()).MultiGet(keys, verify_checksums, self);
+          },
+          "keys"_a, py::kw_only(), "verify_checksums"_a = false)
+      .def(
+          "view",
+          [](py::object self, py::handle key, bool verify_checksums) {
+            return PyStore::View(self.cast<PySnapshot&>().owner(), key, verify_checksums, self);
+          },
+          "key"_a, py::kw_only(), "verify_checksums"_a = false,
+          "A memoryview of the value in place, valid after the snapshot is released too.");
+  const auto iterate = [](PyIterator::Yield yield) {
+    return [yield](py::object self, py::object prefix, py::object start, py::object stop) {
+      py::object store = self.cast<PySnapshot&>().owner();
+      return Iterate(std::move(store), std::move(prefix), std::move(start), std::move(stop), yield, std::move(self));
+    };
+  };
+  snapshot.def("keys", iterate(PyIterator::Yield::kKeys), "prefix"_a = py::none(), "start"_a = py::none(),
+               "stop"_a = py::none());
+  snapshot.def("values", iterate(PyIterator::Yield::kValues), "prefix"_a = py::none(), "start"_a = py::none(),
+               "stop"_a = py::none());
+  snapshot.def("items", iterate(PyIterator::Yield::kItems), "prefix"_a = py::none(), "start"_a = py::none(),
+               "stop"_a = py::none());
+  snapshot.def("__iter__", [](py::object self) {
+    py::object store = self.cast<PySnapshot&>().owner();
+    return Iterate(std::move(store), py::none(), py::none(), py::none(), PyIterator::Yield::kKeys, std::move(self));
+  });
+}
+
 }  // namespace
 }  // namespace pmstore::python
 
@@ -235,6 +322,7 @@ PYBIND11_MODULE(pmstore, m) {
   RegisterErrors(m);
   BindStore(m);
   BindHandouts(m);
+  BindSnapshot(m);
   m.def(
       "check",
       [](py::object path) {

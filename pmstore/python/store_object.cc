@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "pmstore/python/bytes_arg.h"
 #include "pmstore/python/errors.h"
+#include "pmstore/python/snapshot_object.h"
 
 namespace pmstore::python {
 namespace {
@@ -90,6 +91,8 @@ void PyStore::Close() {
   if (store_ == nullptr) return;  // another thread's close() got there first
   for (PyIterator* iterator : iterators_) iterator->End();
   iterators_.clear();
+  for (PySnapshot* snapshot : snapshots_) snapshot->End();  // after the iterators that read through them
+  snapshots_.clear();
   std::unique_ptr<Store> closing = std::move(store_);
   // Counted as a call without the GIL, so a second close() returns only
   // once the pool is closed. Close unmaps and unlocks also when it fails;
@@ -113,9 +116,9 @@ void PyStore::RunWrite(Call call) {
   ThrowIfError(release_gil_for_writes_ ? WithoutGil(call) : call());
 }
 
-py::object PyStore::Lookup(py::handle key, bool verify_checksums) {
+py::object PyStore::Lookup(py::handle key, bool verify_checksums, py::handle snapshot) {
   const BytesArg k(key, "key");
-  const absl::Status status = store().Get(ReadOptions{.verify_checksums = verify_checksums}, k.view(), &scratch_);
+  const absl::Status status = store().Get(ReadOptionsFor(verify_checksums, snapshot), k.view(), &scratch_);
   if (absl::IsNotFound(status)) return py::object();
   ThrowIfError(status);
   py::bytes value = ToBytes(scratch_);
@@ -124,23 +127,23 @@ py::object PyStore::Lookup(py::handle key, bool verify_checksums) {
 }
 
 py::object PyStore::GetItem(py::handle key) {
-  py::object value = Lookup(key, false);
+  py::object value = Lookup(key, false, py::none());
   if (!value) RaiseKeyError(key);
   return value;
 }
 
-py::object PyStore::Get(py::handle key, py::object fallback, bool verify_checksums) {
-  py::object value = Lookup(key, verify_checksums);
+py::object PyStore::Get(py::handle key, py::object fallback, bool verify_checksums, py::handle snapshot) {
+  py::object value = Lookup(key, verify_checksums, snapshot);
   return value ? value : fallback;
 }
 
-py::list PyStore::MultiGet(py::iterable keys, bool verify_checksums) {
+py::list PyStore::MultiGet(py::iterable keys, bool verify_checksums, py::handle snapshot) {
   std::deque<BytesArg> held;  // a deque: its elements never move, their views stay valid
   std::vector<std::string_view> views;
   for (py::handle key : keys) views.push_back(held.emplace_back(key, "key").view());
   std::vector<std::string> values;
   const std::vector<absl::Status> statuses =
-      store().MultiGet(ReadOptions{.verify_checksums = verify_checksums}, views, &values);
+      store().MultiGet(ReadOptionsFor(verify_checksums, snapshot), views, &values);
   py::list out(views.size());
   for (size_t i = 0; i < views.size(); ++i) {
     if (absl::IsNotFound(statuses[i])) {
@@ -167,11 +170,20 @@ bool PyStore::Contains(py::handle key) {
   return *present;
 }
 
-py::object PyStore::View(py::object self, py::handle key, bool verify_checksums) {
+bool PyStore::ContainsAt(py::handle key, py::handle snapshot) {
+  const BytesArg k(key, "key");
+  PinnedValue pinned;  // no copy of the value
+  const absl::Status status = store().Get(ReadOptionsFor(false, snapshot), k.view(), &pinned);
+  if (absl::IsNotFound(status)) return false;
+  ThrowIfError(status);
+  return true;
+}
+
+py::object PyStore::View(py::object self, py::handle key, bool verify_checksums, py::handle snapshot) {
   PyStore& owner = self.cast<PyStore&>();
   const BytesArg k(key, "key");
-  PinnedValue pinned;
-  const absl::Status status = owner.store().Get(ReadOptions{.verify_checksums = verify_checksums}, k.view(), &pinned);
+  PinnedValue pinned;  // pinned at the snapshot's commit: valid after the snapshot goes too
+  const absl::Status status = owner.store().Get(ReadOptionsFor(verify_checksums, snapshot), k.view(), &pinned);
   if (absl::IsNotFound(status)) RaiseKeyError(key);
   ThrowIfError(status);
   py::object exporter = py::cast(std::make_unique<PinnedExporter>(std::move(self), std::move(pinned)));
@@ -247,15 +259,18 @@ py::dict CheckReportDict(const CheckReport& report) {
 
 // ---- Iterators -------------------------------------------------------------
 
-PyIterator::PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty)
-    : owner_(std::move(owner)), store_(&owner_.cast<PyStore&>()), yield_(yield) {
+PyIterator::PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty, py::object snapshot)
+    : owner_(std::move(owner)), snapshot_(std::move(snapshot)), store_(&owner_.cast<PyStore&>()), yield_(yield) {
   Store& store = store_->store();  // raises when closed
-  if (!empty) iterator_ = store.NewIterator(ReadOptions(), range);
+  const ReadOptions options = ReadOptionsFor(false, snapshot_);  // raises when released
+  if (!empty) iterator_ = store.NewIterator(options, range);
+  if (!snapshot_.is_none()) snapshot_.cast<PySnapshot&>().AddIterator();
   store_->AddIterator(this);
 }
 
 PyIterator::~PyIterator() {
   iterator_.reset();
+  if (!snapshot_.is_none()) snapshot_.cast<PySnapshot&>().RemoveIterator();
   store_->RemoveIterator(this);
 }
 

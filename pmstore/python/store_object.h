@@ -7,7 +7,8 @@
 // interpreter frees objects in (at exit too). close() on top of that:
 //   - raises BufferError while a zero-copy memoryview is alive (its bytes
 //     are the pool's own), and changes nothing;
-//   - ends every iterator (their next() then raises ValueError);
+//   - ends every iterator (their next() then raises ValueError) and every
+//     snapshot (snapshot_object.h; reads through it then raise ValueError);
 //   - makes every later call raise ValueError.
 // A Store that is never closed closes when the last reference to it goes.
 //
@@ -33,6 +34,7 @@ namespace pmstore::python {
 namespace py = pybind11;
 
 class PyIterator;
+class PySnapshot;
 
 // How a Store is opened: pmstore::Options, spelt for Python.
 struct OpenArgs {
@@ -61,12 +63,16 @@ class PyStore {
   void DelItem(py::handle key);
   bool Contains(py::handle key);
 
-  py::object Get(py::handle key, py::object fallback, bool verify_checksums);
+  // Reads take `snapshot`: None (the latest state) or a PySnapshot of this
+  // store, whose state they read.
+  py::object Get(py::handle key, py::object fallback, bool verify_checksums, py::handle snapshot);
   // The values of `keys` (any iterable of bytes-like keys), in order, None
   // for a missing one: Store::MultiGet.
-  py::list MultiGet(py::iterable keys, bool verify_checksums);
+  py::list MultiGet(py::iterable keys, bool verify_checksums, py::handle snapshot);
   // A read-only memoryview of the value in place (KeyError when absent).
-  static py::object View(py::object self, py::handle key, bool verify_checksums);
+  static py::object View(py::object self, py::handle key, bool verify_checksums, py::handle snapshot);
+  // `key in snapshot`: Contains as of a snapshot.
+  bool ContainsAt(py::handle key, py::handle snapshot);
   // The store's semantics: deleting an absent key is fine.
   void Put(py::handle key, py::handle value, std::optional<bool> sync);
   void Delete(py::handle key, std::optional<bool> sync);
@@ -84,10 +90,12 @@ class PyStore {
   void RemoveView() { --live_views_; }
   void AddIterator(PyIterator* iterator) { iterators_.insert(iterator); }
   void RemoveIterator(PyIterator* iterator) { iterators_.erase(iterator); }
+  void AddSnapshot(PySnapshot* snapshot) { snapshots_.insert(snapshot); }
+  void RemoveSnapshot(PySnapshot* snapshot) { snapshots_.erase(snapshot); }
 
  private:
   // The value of `key` as bytes, or a null object when it is absent.
-  py::object Lookup(py::handle key, bool verify_checksums);
+  py::object Lookup(py::handle key, bool verify_checksums, py::handle snapshot);
   WriteOptions WriteOptionsFor(std::optional<bool> sync) const;
   // Runs a write (releasing the GIL where writes are slow) and raises on error.
   template <typename Call>
@@ -103,6 +111,7 @@ class PyStore {
   int calls_without_gil_ = 0;
   bool closing_ = false;
   std::set<PyIterator*> iterators_;
+  std::set<PySnapshot*> snapshots_;
   std::string scratch_;  // Get's copy before it becomes bytes; the GIL guards it
 };
 
@@ -113,7 +122,8 @@ py::dict CheckReportDict(const CheckReport& report);
 class PyIterator {
  public:
   enum class Yield { kKeys, kValues, kItems };
-  PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty);
+  // Through `snapshot` (None: a snapshot of the iterator's own).
+  PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty, py::object snapshot);
   ~PyIterator();
   PyIterator(const PyIterator&) = delete;
   PyIterator& operator=(const PyIterator&) = delete;
@@ -125,6 +135,7 @@ class PyIterator {
 
  private:
   py::object owner_;  // the Store: first declared, last released
+  py::object snapshot_;  // the PySnapshot read through, or None; released before owner_
   PyStore* store_;
   std::unique_ptr<Iterator> iterator_;
   Yield yield_;

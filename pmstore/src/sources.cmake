@@ -9,12 +9,14 @@ set(PMSTORE_STORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/persister.cc
   ${CMAKE_CURRENT_LIST_DIR}/pool.cc
   ${CMAKE_CURRENT_LIST_DIR}/separator_map.cc
+  ${CMAKE_CURRENT_LIST_DIR}/snapshot_list.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_check.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_copy.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_impl.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_write.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_run.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_read.cc
+  ${CMAKE_CURRENT_LIST_DIR}/store_snapshot.cc
   ${CMAKE_CURRENT_LIST_DIR}/transaction.cc
   ${CMAKE_CURRENT_LIST_DIR}/undo_log.cc
 )

@@ -77,6 +77,7 @@ absl::Status StoreImpl::Close() {
 }
 
 StoreImpl::~StoreImpl() {
+  DetachSnapshots();
   bool closed;
   {
     internal::SharedGuard lock(&mu_);

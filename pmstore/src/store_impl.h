@@ -12,11 +12,18 @@
 // over twice, so the writer keeps it. Readers therefore never see a
 // half-applied or unacknowledged commit and never block one another.
 //
+// Snapshots (snapshot_list.h): a snapshot is a pin at its sequence plus
+// an overlay of pre-images that the write path fills while any snapshot
+// lives; GetSnapshot and its release take the writer's turn and the gate,
+// so no write is staged meanwhile.
+//
 // Files: store_impl.cc (open, recovery, close), store_write.cc (the write
 // path and commits), store_run.cc (unsynced runs), store_read.cc (reads),
-// store_check.cc (Check), store_copy.cc (CopyTo).
+// store_snapshot.cc (snapshots and reads through them), store_check.cc
+// (Check), store_copy.cc (CopyTo).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,11 +36,14 @@
 #include "pmstore/src/pool.h"
 #include "pmstore/src/record.h"
 #include "pmstore/src/reader_gate.h"
+#include "pmstore/src/snapshot_list.h"
 #include "pmstore/src/transaction.h"
 #include "pmstore/src/undo_log.h"
 #include "pmstore/store.h"
 
 namespace pmstore {
+
+class SnapshotImpl;
 
 class StoreImpl final : public Store, private internal::InPlaceGuard {
  public:
@@ -59,6 +69,7 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
                 absl::Status* statuses) override;
   absl::StatusOr<bool> Contains(std::string_view key) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options, const IterateOptions& range) override;
+  std::unique_ptr<Snapshot> GetSnapshot() override;
   absl::Status Sync() override;
   absl::Status Close() override;
   Stats GetStats() override;
@@ -79,10 +90,16 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
     std::vector<Entry> entries;
   };
   // For iterators: copies up to `max_entries` entries (or about
-  // `max_bytes`) in range, from the first key >= target (> target when
-  // `after`). *end: nothing further.
-  absl::Status ScanBatch(const std::string& target, bool after, const IterateOptions& range, size_t max_entries,
-                         size_t max_bytes, ScanBuffer* out, bool* end);
+  // `max_bytes`) in range as of `snapshot`, from the first key >= target
+  // (> target when `after`). *end: nothing further.
+  absl::Status ScanBatch(const Snapshot& snapshot, const std::string& target, bool after, const IterateOptions& range,
+                         size_t max_entries, size_t max_bytes, ScanBuffer* out, bool* end);
+
+  // --- snapshots (store_snapshot.cc) ---
+  // What a SnapshotImpl's destructor calls.
+  void ReleaseSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id);
+  // At the store's destruction: the live snapshots forget it.
+  void DetachSnapshots();
 
  protected:
   WriteOptions DefaultWrite() const override { return WriteOptions{default_sync_}; }
@@ -95,6 +112,22 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
     std::string_view key;
     std::string_view value;
   };
+
+  // --- reads through snapshots (store_snapshot.cc) ---
+  // InvalidArgument when options.snapshot is another store's.
+  absl::Status CheckSnapshot(const ReadOptions& options) const;
+  // The record of `key` as `options` sees it (0: absent).
+  uint64_t LookupAt(const ReadOptions& options, std::string_view key) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The last commit a read with `options` sees, for the pin of a value it
+  // returns: the snapshot's, else the latest.
+  uint64_t SeenSeq(const ReadOptions& options) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // ScanBatch's walk as of `snapshot`: the index's records merged with
+  // the overlays from it on, in key order from the first key >= target;
+  // `take` gets each record until it returns false. DataLoss when a
+  // record is damaged.
+  absl::Status ScanAt(const SnapshotImpl& snapshot, std::string_view target,
+                      const std::function<bool(const internal::RecordView&)>& take) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // --- reads (store_read.cc) ---
   // The value of the record at `record` (0: NotFound), checked as
@@ -194,6 +227,30 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status close_status_ ABSL_GUARDED_BY(write_mu_);
   PinRegistry pins_;
+  internal::SnapshotList snapshots_ ABSL_GUARDED_BY(mu_);
+};
+
+// The Snapshot GetSnapshot returns: a place in the store's list and a pin.
+class SnapshotImpl final : public Snapshot {
+ public:
+  SnapshotImpl(StoreImpl* store, uint64_t seq, uint64_t pin_id) : store_(store), seq_(seq), pin_id_(pin_id) {}
+  ~SnapshotImpl() override {
+    if (store_ != nullptr) store_->ReleaseSnapshot(handle_, pin_id_);
+  }
+  uint64_t sequence() const override { return seq_; }
+  const StoreImpl* store() const { return store_; }
+  internal::SnapshotList::Handle handle() const { return handle_; }
+
+ private:
+  friend class StoreImpl;
+  // Set once, by GetSnapshot, before anyone else sees this snapshot.
+  internal::SnapshotList::Handle handle_;
+  // nullptr once the store is destroyed: an iterator destroyed after its
+  // store (which iterator.h forbids, but which was harmless before
+  // iterators took snapshots) must not reach into it.
+  StoreImpl* store_;
+  const uint64_t seq_;
+  const uint64_t pin_id_;
 };
 
 }  // namespace pmstore

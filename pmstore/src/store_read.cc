@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "pmstore/base/status_macros.h"
 #include "pmstore/mapping/verify.h"
 #include "pmstore/src/record.h"
 #include "pmstore/src/store_impl.h"
@@ -14,10 +15,12 @@ absl::Status Damaged(const std::string& path, uint64_t record) {
 }
 
 // Keeps a batch of entries copied under the read lock; refills past the
-// last key returned.
+// last key returned, as of one snapshot (the caller's, or its own), so
+// that the refills add up to one consistent state.
 class StoreIterator final : public Iterator {
  public:
-  StoreIterator(StoreImpl* store, IterateOptions range) : store_(store), range_(std::move(range)) {}
+  StoreIterator(StoreImpl* store, const Snapshot* snapshot, std::unique_ptr<Snapshot> own, IterateOptions range)
+      : store_(store), own_(std::move(own)), snapshot_(snapshot ? snapshot : own_.get()), range_(std::move(range)) {}
 
   void SeekToFirst() override { Seek(""); }
   void Seek(std::string_view target) override {
@@ -47,7 +50,7 @@ class StoreIterator final : public Iterator {
     buffer_.entries.clear();
     buffer_.bytes.clear();
     index_ = 0;
-    status_ = store_->ScanBatch(target, after, range_, kBatchEntries, kBatchBytes, &buffer_, &end_);
+    status_ = store_->ScanBatch(*snapshot_, target, after, range_, kBatchEntries, kBatchBytes, &buffer_, &end_);
   }
 
   // Per refill: enough to amortise the re-seek, little enough that the
@@ -55,6 +58,8 @@ class StoreIterator final : public Iterator {
   static constexpr size_t kBatchEntries = 1024;
   static constexpr size_t kBatchBytes = 1 << 20;
   StoreImpl* store_;
+  std::unique_ptr<Snapshot> own_;  // when the caller named none
+  const Snapshot* snapshot_;
   IterateOptions range_;
   StoreImpl::ScanBuffer buffer_;
   size_t index_ = 0;
@@ -78,8 +83,9 @@ absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, i
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
+  if (options.snapshot != nullptr) PMSTORE_RETURN_IF_ERROR(CheckSnapshot(options));
   internal::RecordView view;
-  absl::Status status = ReadValue(options, index_.Lookup(key), &view);
+  absl::Status status = ReadValue(options, LookupAt(options, key), &view);
   if (status.ok()) value->assign(view.value.data(), view.value.size());
   return status;
 }
@@ -88,12 +94,15 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, Pi
   pinned->Reset();
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
+  if (options.snapshot != nullptr) PMSTORE_RETURN_IF_ERROR(CheckSnapshot(options));
   internal::RecordView view;
-  absl::Status status = ReadValue(options, index_.Lookup(key), &view);
+  absl::Status status = ReadValue(options, LookupAt(options, key), &view);
   if (!status.ok()) return status;
   // Registered while the read lock keeps writers out, so no commit can
-  // free this record before the pin is visible to it.
-  pinned->pin_id_ = pins_.Pin(next_seq_ - 1);
+  // free this record before the pin is visible to it. A record read
+  // through a snapshot may have been freed since: the pin is at the
+  // snapshot's sequence, so the pin alone keeps it once the snapshot goes.
+  pinned->pin_id_ = pins_.Pin(SeenSeq(options));
   pinned->registry_ = &pins_;
   pinned->value_ = view.value;
   return absl::OkStatus();
@@ -105,6 +114,13 @@ void StoreImpl::MultiGetWith(const ReadOptions& options, size_t count, const std
   // The read lock is taken per chunk, so that a large batch keeps a
   // writer waiting no longer than a few Gets would.
   constexpr size_t kChunk = internal::LeafIndex::kMultiLookupChunk;
+  if (options.snapshot != nullptr) {
+    const absl::Status foreign = CheckSnapshot(options);
+    if (!foreign.ok()) {
+      std::fill(statuses, statuses + count, foreign);
+      return;
+    }
+  }
   uint64_t records[kChunk];
   for (size_t first = 0; first < count; first += kChunk) {
     const size_t n = std::min(kChunk, count - first);
@@ -114,10 +130,16 @@ void StoreImpl::MultiGetWith(const ReadOptions& options, size_t count, const std
       return;
     }
     index_.MultiLookup(keys + first, n, records);
+    if (options.snapshot != nullptr) {
+      // What the overlays name wins; the index's lookup of those keys was
+      // wasted, which costs less than splitting the chunk.
+      const auto& snapshot = static_cast<const SnapshotImpl&>(*options.snapshot);
+      for (size_t i = 0; i < n; ++i) snapshots_.Find(snapshot.handle(), keys[first + i], &records[i]);
+    }
     for (size_t i = 0; i < n; ++i) {
       internal::RecordView view;
       statuses[first + i] = ReadValue(options, records[i], &view);
-      if (statuses[first + i].ok()) take(first + i, view.value, next_seq_ - 1);
+      if (statuses[first + i].ok()) take(first + i, view.value, SeenSeq(options));
     }
   }
 }
@@ -149,22 +171,20 @@ absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
   return index_.Lookup(key) != 0;
 }
 
-std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions&, const IterateOptions& range) {
-  return std::make_unique<StoreIterator>(this, range);
+std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions& options, const IterateOptions& range) {
+  std::unique_ptr<Snapshot> own;
+  if (options.snapshot == nullptr) own = GetSnapshot();
+  return std::make_unique<StoreIterator>(this, options.snapshot, std::move(own), range);
 }
 
-absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const IterateOptions& range,
-                                  size_t max_entries, size_t max_bytes, ScanBuffer* out, bool* end) {
+absl::Status StoreImpl::ScanBatch(const Snapshot& snapshot, const std::string& target, bool after,
+                                  const IterateOptions& range, size_t max_entries, size_t max_bytes, ScanBuffer* out,
+                                  bool* end) {
   internal::SharedGuard lock(&mu_);
   *end = true;
   if (closed_) return ClosedError();
-  absl::Status status;
-  index_.ScanFrom(target, [&](uint64_t record) {
-    internal::RecordView view;
-    if (!internal::ReadRecord(base_, pool_->length(), record, &view)) {
-      status = Damaged(pool_->path, record);
-      return false;
-    }
+  PMSTORE_RETURN_IF_ERROR(CheckSnapshot(ReadOptions{.snapshot = &snapshot}));
+  return ScanAt(static_cast<const SnapshotImpl&>(snapshot), target, [&](const internal::RecordView& view) {
     if (after && view.key == target) return true;
     if (!range.upper_bound.empty() && view.key >= range.upper_bound) return false;
     if (view.key.substr(0, range.prefix.size()) != range.prefix) return view.key < range.prefix;
@@ -177,6 +197,46 @@ absl::Status StoreImpl::ScanBatch(const std::string& target, bool after, const I
     out->bytes.append(view.value.data(), view.value.size());
     return true;
   });
+}
+
+absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, std::string_view target,
+                               const std::function<bool(const internal::RecordView&)>& take) const {
+  absl::Status status;
+  bool stopped = false;
+  const auto read = [&](uint64_t record, internal::RecordView* view) {
+    if (internal::ReadRecord(base_, pool_->length(), record, view)) return true;
+    status = Damaged(pool_->path, record);
+    return false;
+  };
+  // A pre-image: absent (0) is skipped, a record taken.
+  const auto take_old = [&](uint64_t record) {
+    internal::RecordView view;
+    if (record == 0) return true;
+    stopped = !read(record, &view) || !take(view);
+    return !stopped;
+  };
+  internal::SnapshotList::Merged overlay(snapshots_, snapshot.handle(), target);
+  index_.ScanFrom(target, [&](uint64_t record) {
+    internal::RecordView view;
+    if (!read(record, &view)) {
+      stopped = true;
+      return false;
+    }
+    // Keys written since the snapshot that were absent then, or changed
+    // then, come from the overlays.
+    while (!overlay.done() && overlay.key() < view.key) {
+      if (!take_old(overlay.record())) return false;
+      overlay.Next();
+    }
+    if (!overlay.done() && overlay.key() == view.key) {
+      const uint64_t old = overlay.record();
+      overlay.Next();
+      return take_old(old);
+    }
+    stopped = !take(view);
+    return !stopped;
+  });
+  for (; !stopped && !overlay.done(); overlay.Next()) take_old(overlay.record());
   return status;
 }
 

@@ -123,6 +123,9 @@ absl::Status StoreImpl::StagePut(std::string_view key, std::string_view value) {
   PMSTORE_ASSIGN_OR_RETURN(const uint64_t record, WriteRecord(key, value));
   uint64_t replaced = 0;
   PMSTORE_RETURN_IF_ERROR(index_.Upsert(tx_, alloc_, key, record, &replaced));
+  // A snapshot keeps what the key had (an abandoned commit leaves a
+  // pre-image equal to the current record, which reads the same).
+  if (!snapshots_.empty()) snapshots_.WillChange(key, replaced);
   if (replaced != 0) {
     FreeRecord(replaced);
   } else {
@@ -135,6 +138,7 @@ void StoreImpl::StageDelete(std::string_view key) {
   uint64_t removed = 0;
   index_.Remove(tx_, alloc_, key, &removed);
   if (removed != 0) {
+    if (!snapshots_.empty()) snapshots_.WillChange(key, removed);
     FreeRecord(removed);
     --key_delta_;
   }

@@ -37,6 +37,26 @@ int c99_round_trip(const char* path, char* out, size_t outlen) {
       goto done;
     }
   }
+  {
+    /* A snapshot from C: a later put is not seen through it. */
+    const pmstore_snapshot_t* snapshot = pmstore_create_snapshot(db);
+    pmstore_readoptions_t* at = pmstore_readoptions_create();
+    pmstore_readoptions_set_snapshot(at, snapshot);
+    char* later = NULL;
+    size_t laterlen = 0;
+    pmstore_code_t code = pmstore_put(db, NULL, "c99-later", 9, "x", 1, &err);
+    if (code == PMSTORE_OK) code = pmstore_get(db, at, "c99-later", 9, &later, &laterlen, &err);
+    pmstore_free(later);
+    pmstore_readoptions_destroy(at);
+    pmstore_release_snapshot(db, snapshot);
+    if (code != PMSTORE_NOT_FOUND) {
+      snprintf(out, outlen, "a put after the snapshot is seen through it (%s)", pmstore_code_name(code));
+      pmstore_free(val);
+      goto done;
+    }
+    pmstore_free(err);
+    err = NULL;
+  }
   pmstore_iterator_t* iter = pmstore_create_iterator(db, NULL, NULL);
   size_t keys = 0;
   for (pmstore_iter_seek_to_first(iter); pmstore_iter_valid(iter); pmstore_iter_next(iter)) ++keys;

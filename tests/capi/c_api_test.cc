@@ -423,6 +423,114 @@ TEST_F(CApiTest, CloseIsBusyWhileAnIteratorIsAlive) {
   pmstore_iter_destroy(iter);
 }
 
+// ---- Snapshots ----
+
+TEST_F(CApiTest, SnapshotReadsTheStateWhenItWasTakenInEveryReadCall) {
+  Open();
+  Put("a/1", "one");
+  Put("a/2", "two");
+  const pmstore_snapshot_t* snapshot = pmstore_create_snapshot(db_);
+  ASSERT_NE(snapshot, nullptr);
+  const uint64_t sequence = pmstore_snapshot_sequence(snapshot);
+  Put("a/1", "changed");
+  Put("a/3", "added");
+  ASSERT_EQ(pmstore_delete(db_, nullptr, "a/2", 3, nullptr), PMSTORE_OK);
+  pmstore_readoptions_t* at = pmstore_readoptions_create();
+  pmstore_readoptions_set_snapshot(at, snapshot);
+  EXPECT_EQ(Get("a/1", at), "one");
+  EXPECT_EQ(Get("a/2", at), "two");
+  EXPECT_EQ(Get("a/3", at), "<NOT_FOUND>");
+  EXPECT_EQ(Get("a/1"), "changed");
+
+  const char* keys[] = {"a/1", "a/2", "a/3"};
+  const size_t keylens[] = {3, 3, 3};
+  char* vals[3];
+  size_t vallens[3];
+  pmstore_code_t codes[3];
+  ASSERT_EQ(pmstore_multiget(db_, at, 3, keys, keylens, vals, vallens, codes, nullptr), PMSTORE_OK);
+  EXPECT_EQ(std::string(vals[0], vallens[0]), "one");
+  EXPECT_EQ(std::string(vals[1], vallens[1]), "two");
+  EXPECT_EQ(codes[2], PMSTORE_NOT_FOUND);
+  for (char* val : vals) pmstore_free(val);
+
+  pmstore_pinnedvalue_t* pinned = nullptr;
+  ASSERT_EQ(pmstore_get_pinned(db_, at, "a/2", 3, &pinned, nullptr), PMSTORE_OK);
+  size_t len = 0;
+  const char* data = pmstore_pinnedvalue_data(pinned, &len);
+  EXPECT_EQ(std::string(data, len), "two");
+  pmstore_pinnedvalue_destroy(pinned);
+
+  pmstore_iteroptions_t* range = pmstore_iteroptions_create();
+  pmstore_iteroptions_set_prefix(range, "a/", 2);
+  pmstore_iterator_t* iter = pmstore_create_iterator(db_, at, range);
+  std::vector<std::string> seen;
+  for (pmstore_iter_seek_to_first(iter); pmstore_iter_valid(iter); pmstore_iter_next(iter)) {
+    const char* key = pmstore_iter_key(iter, &len);
+    seen.emplace_back(key, len);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"a/1", "a/2"}));
+  pmstore_iter_destroy(iter);
+  pmstore_iteroptions_destroy(range);
+
+  // Cleared, the options read the latest state again.
+  pmstore_readoptions_set_snapshot(at, nullptr);
+  EXPECT_EQ(Get("a/1", at), "changed");
+  pmstore_readoptions_destroy(at);
+  const pmstore_snapshot_t* later = pmstore_create_snapshot(db_);
+  EXPECT_EQ(pmstore_snapshot_sequence(later), sequence + 3);
+  pmstore_release_snapshot(db_, later);
+  pmstore_release_snapshot(db_, snapshot);
+}
+
+TEST_F(CApiTest, CloseIsBusyWhileASnapshotIsAlive) {
+  Open();
+  const pmstore_snapshot_t* snapshot = pmstore_create_snapshot(db_);
+  ErrMsg err;
+  EXPECT_EQ(pmstore_close(db_, err.out()), PMSTORE_BUSY);
+  EXPECT_NE(err.str().find("1 snapshot(s)"), std::string::npos) << err.str();
+  pmstore_release_snapshot(db_, snapshot);
+}
+
+TEST_F(CApiTest, SnapshotErrors) {
+  EXPECT_EQ(pmstore_create_snapshot(nullptr), nullptr);
+  pmstore_release_snapshot(nullptr, nullptr);  // nothing to release
+  Open();
+  pmstore_release_snapshot(db_, nullptr);
+  // Another store's snapshot: INVALID_ARGUMENT from every read, with a message.
+  pmstore_t* other = nullptr;
+  const std::string other_path = dir_.File("other");
+  ASSERT_EQ(pmstore_open(options_, other_path.c_str(), &other, nullptr), PMSTORE_OK);
+  const pmstore_snapshot_t* foreign = pmstore_create_snapshot(other);
+  pmstore_readoptions_t* at = pmstore_readoptions_create();
+  pmstore_readoptions_set_snapshot(at, foreign);
+  Put("k", "v");
+  ErrMsg err;
+  char* val = nullptr;
+  size_t len = 0;
+  EXPECT_EQ(pmstore_get(db_, at, "k", 1, &val, &len, err.out()), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_NE(err.str().find("another store"), std::string::npos) << err.str();
+  EXPECT_EQ(val, nullptr);
+  pmstore_pinnedvalue_t* pinned = nullptr;
+  EXPECT_EQ(pmstore_get_pinned(db_, at, "k", 1, &pinned, nullptr), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(pinned, nullptr);
+  const char* keys[] = {"k"};
+  const size_t keylens[] = {1};
+  char* vals[1];
+  size_t vallens[1];
+  pmstore_code_t codes[1];
+  EXPECT_EQ(pmstore_multiget(db_, at, 1, keys, keylens, vals, vallens, codes, nullptr), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(codes[0], PMSTORE_INVALID_ARGUMENT);
+  pmstore_iterator_t* iter = pmstore_create_iterator(db_, at, nullptr);
+  pmstore_iter_seek_to_first(iter);
+  EXPECT_FALSE(pmstore_iter_valid(iter));
+  EXPECT_EQ(pmstore_iter_get_error(iter, nullptr), PMSTORE_INVALID_ARGUMENT);
+  pmstore_iter_destroy(iter);
+  // Released through the wrong db, it still leaves its own store.
+  pmstore_release_snapshot(db_, foreign);
+  EXPECT_EQ(pmstore_close(other, nullptr), PMSTORE_OK);
+  pmstore_readoptions_destroy(at);
+}
+
 TEST_F(CApiTest, UnsyncedWritesAreDurableAfterSync) {
   pmstore_options_set_sync(options_, false);  // the default for NULL write options
   Open();
@@ -538,7 +646,7 @@ TEST_F(CApiTest, NamesAndVersion) {
 TEST_F(CApiTest, CallerWrittenInC99RoundTrips) {
   char out[256] = {0};
   EXPECT_EQ(c99_round_trip(path_.c_str(), out, sizeof(out)), 0) << out;
-  EXPECT_STREQ(out, "from C, 1 key(s)");
+  EXPECT_STREQ(out, "from C, 2 key(s)");
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // Long random operation sequences checked against a std::map model:
 // puts, overwrites, deletes, batches, large values, growth, reopen; Get
-// and MultiGet read.
+// and MultiGet read. Snapshots taken along the way keep a copy of the
+// model as it was then, and reads through them (Get, MultiGet, iterators
+// with prefix and bounds) must match that copy while writes go on.
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -77,6 +80,60 @@ void ExpectMultiGetMatches(Store& store, const Model& model, std::mt19937_64& rn
   }
 }
 
+// A live snapshot and the model as it was when it was taken.
+struct SnapshotAndModel {
+  std::unique_ptr<Snapshot> snapshot;
+  Model then;
+};
+
+// Reads through `at.snapshot`, of random keys and a random range, against
+// `at.then`.
+void ExpectSnapshotMatches(Store& store, const SnapshotAndModel& at, std::mt19937_64& rng) {
+  ReadOptions options;
+  options.snapshot = at.snapshot.get();
+  std::vector<std::string> names;
+  for (int i = 0; i < 20; ++i) names.push_back(RandomKey(rng));
+  const std::vector<std::string_view> keys(names.begin(), names.end());
+  std::vector<std::string> values;
+  const std::vector<absl::Status> statuses = store.MultiGet(options, keys, &values);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto found = at.then.find(names[i]);
+    std::string value;
+    PinnedValue pinned;
+    const absl::Status got = rng() % 2 ? store.Get(options, names[i], &value) : store.Get(options, names[i], &pinned);
+    if (pinned.pinned()) value = pinned.value();
+    if (found == at.then.end()) {
+      ASSERT_TRUE(absl::IsNotFound(got)) << got << " for " << names[i].substr(0, 40);
+      ASSERT_TRUE(absl::IsNotFound(statuses[i])) << statuses[i] << " for " << names[i].substr(0, 40);
+    } else {
+      ASSERT_TRUE(got.ok() && statuses[i].ok()) << got << ", " << statuses[i] << " for " << names[i].substr(0, 40);
+      ASSERT_TRUE(value == found->second && values[i] == found->second) << names[i].substr(0, 40);
+    }
+  }
+  // A prefix of one or two digits after "key", or bounds between two
+  // random keys (lower > upper now and then: an empty range).
+  IterateOptions range;
+  if (rng() % 2) {
+    range.prefix = "key" + std::to_string(rng() % 30);
+  } else {
+    range.lower_bound = RandomKey(rng);
+    range.upper_bound = RandomKey(rng);
+  }
+  auto it = store.NewIterator(options, range);
+  auto expected = at.then.lower_bound(std::max(range.lower_bound, range.prefix));
+  const auto in_range = [&](const std::string& key) {
+    return key.compare(0, range.prefix.size(), range.prefix) == 0 &&
+           (range.upper_bound.empty() || key < range.upper_bound);
+  };
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++expected) {
+    ASSERT_TRUE(expected != at.then.end() && in_range(expected->first)) << "extra key " << it->key().substr(0, 40);
+    ASSERT_EQ(it->key(), expected->first);
+    ASSERT_TRUE(it->value() == expected->second) << expected->first.substr(0, 40);
+  }
+  ASSERT_TRUE(it->status().ok()) << it->status();
+  ASSERT_TRUE(expected == at.then.end() || !in_range(expected->first)) << "lacks " << expected->first.substr(0, 40);
+}
+
 TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
   const ModelParam param = GetParam();
   TempDir dir(param.dir);
@@ -89,7 +146,16 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
   const WriteOptions write{.sync = param.sync};
   auto store = pmstore::testing::OpenOrDie(path, options);
   ASSERT_NE(store, nullptr);
+  std::vector<SnapshotAndModel> snapshots;  // at most three at once
   for (int op = 0; op < param.ops; ++op) {
+    const uint64_t snapshot_dice = rng() % 1000;
+    if (snapshot_dice < 10 && snapshots.size() < 3) {
+      snapshots.push_back({store->GetSnapshot(), model});
+    } else if (snapshot_dice < 15 && !snapshots.empty()) {
+      snapshots.erase(snapshots.begin() + rng() % snapshots.size());
+    } else if (snapshot_dice < 40 && !snapshots.empty()) {
+      ASSERT_NO_FATAL_FAILURE(ExpectSnapshotMatches(*store, snapshots[rng() % snapshots.size()], rng));
+    }
     const uint64_t dice = rng() % 100;
     if (dice < 55) {
       const std::string key = RandomKey(rng);
@@ -135,12 +201,16 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
       if (!param.sync) {
         ASSERT_TRUE(store->Sync().ok());
       }
+      for (const SnapshotAndModel& at : snapshots) ASSERT_NO_FATAL_FAILURE(ExpectSnapshotMatches(*store, at, rng));
+      snapshots.clear();  // they must go before the store
       store.reset();
       store = pmstore::testing::OpenOrDie(path, Options());
       ASSERT_NE(store, nullptr);
       ASSERT_NO_FATAL_FAILURE(ExpectMatches(*store, model));
     }
   }
+  for (const SnapshotAndModel& at : snapshots) ASSERT_NO_FATAL_FAILURE(ExpectSnapshotMatches(*store, at, rng));
+  snapshots.clear();
   ASSERT_NO_FATAL_FAILURE(ExpectMatches(*store, model));
   const CheckReport report = store->CheckNow();
   EXPECT_TRUE(report.clean()) << report.problems.front();

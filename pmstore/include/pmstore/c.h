@@ -34,15 +34,17 @@
  *                                existing file
  *   PMSTORE_INVALID_ARGUMENT     a NULL or oversized argument; the file is
  *                                not a pool (bad magic); a batch too large
- *                                for one commit
+ *                                for one commit; a read through another
+ *                                store's snapshot
  *   PMSTORE_FAILED_PRECONDITION  unsupported format version; granularity
  *                                weaker than required; the pool is in use by
  *                                another process (the message names its pid)
  *   PMSTORE_DATA_LOSS            truncated file; checksum failure
  *   PMSTORE_RESOURCE_EXHAUSTED   the pool is full and may not grow; the
  *                                failed write changed nothing
- *   PMSTORE_BUSY                 pmstore_close while iterators or pinned
- *                                values of the store are alive (C API only)
+ *   PMSTORE_BUSY                 pmstore_close while iterators, pinned
+ *                                values or snapshots of the store are alive
+ *                                (C API only)
  *   any other                    a system call failed; the message names it
  *                                and strerror (errno mapped as absl does:
  *                                EACCES -> PERMISSION_DENIED, ENOSPC ->
@@ -51,13 +53,14 @@
  * Threads. A pmstore_t may be used by any number of threads at once
  * (readers never block each other; writers take turns). Options, batches,
  * iterators and pinned values are thread-compatible: one thread at a time,
- * or external locking. One process at a time may open a pool.
+ * or external locking; a snapshot may be read through by any number of
+ * threads at once. One process at a time may open a pool.
  *
  * Lifetimes. Every object made by a *_create or returned through an output
  * argument is the caller's, freed by its *_destroy (pmstore_close for the
- * store, pmstore_free for strings and values). Iterators and pinned values
- * must be destroyed before their store is closed; pmstore_close refuses
- * while any is alive.
+ * store, pmstore_release_snapshot for snapshots, pmstore_free for strings
+ * and values). Iterators, pinned values and snapshots must be destroyed
+ * before their store is closed; pmstore_close refuses while any is alive.
  */
 #ifndef PMSTORE_C_H_
 #define PMSTORE_C_H_
@@ -117,6 +120,7 @@ typedef struct pmstore_writeoptions_t pmstore_writeoptions_t;
 typedef struct pmstore_iteroptions_t pmstore_iteroptions_t;
 typedef struct pmstore_writebatch_t pmstore_writebatch_t;
 typedef struct pmstore_iterator_t pmstore_iterator_t;
+typedef struct pmstore_snapshot_t pmstore_snapshot_t;
 typedef struct pmstore_pinnedvalue_t pmstore_pinnedvalue_t;
 typedef struct pmstore_stats_t pmstore_stats_t;
 typedef struct pmstore_checkreport_t pmstore_checkreport_t;
@@ -156,6 +160,9 @@ pmstore_readoptions_t* pmstore_readoptions_create(void);
 void pmstore_readoptions_destroy(pmstore_readoptions_t* options);
 /* Verify the record's checksum on every read (DATA_LOSS on a mismatch). */
 void pmstore_readoptions_set_verify_checksums(pmstore_readoptions_t* options, bool value);
+/* Read as of `snapshot` (pmstore_create_snapshot; NULL: the latest state),
+ * which must outlive the reads and iterators made with these options. */
+void pmstore_readoptions_set_snapshot(pmstore_readoptions_t* options, const pmstore_snapshot_t* snapshot);
 
 /* Per-write options. Default: sync. NULL: the store's default (its open
  * options' sync). */
@@ -212,7 +219,8 @@ pmstore_code_t pmstore_get(pmstore_t* db, const pmstore_readoptions_t* options, 
                            char** val, size_t* vallen, char** errmsg);
 /* pmstore_get for `num_keys` keys at once, faster than a loop of it from a
  * few keys on: the lookups' memory accesses overlap (Store::MultiGet in
- * pmstore/store.h; not a snapshot of the batch). In: keys[i], keylens[i].
+ * pmstore/store.h; not a snapshot of the batch unless the read options
+ * name one). In: keys[i], keylens[i].
  * Out, for each key: codes[i], the code pmstore_get would return
  * (PMSTORE_OK, PMSTORE_NOT_FOUND, ...); vals[i], a malloc()ed copy of the
  * value when codes[i] is PMSTORE_OK (free each with pmstore_free; NULL when
@@ -254,9 +262,10 @@ size_t pmstore_writebatch_approximate_size(const pmstore_writebatch_t* batch);
 /* ---- Iterators ---------------------------------------------------------- */
 
 /* Forward iteration in key order (bytewise, shorter first) over the keys
- * `range` selects (NULL: all). Not a snapshot: writes made while it runs
- * may or may not be seen; keys come out strictly increasing. Starts
- * unpositioned: call a seek first. NULL when db is NULL. */
+ * `range` selects (NULL: all), as of the snapshot the read options name,
+ * or else of one it takes itself: writes made while it runs are never
+ * seen; keys come out strictly increasing. Starts unpositioned: call a
+ * seek first. NULL when db is NULL. */
 pmstore_iterator_t* pmstore_create_iterator(pmstore_t* db, const pmstore_readoptions_t* options,
                                             const pmstore_iteroptions_t* range);
 void pmstore_iter_destroy(pmstore_iterator_t* iter);
@@ -274,18 +283,33 @@ const char* pmstore_iter_value(const pmstore_iterator_t* iter, size_t* vallen);
 /* Not OK when iteration stopped on damaged data (DATA_LOSS). */
 pmstore_code_t pmstore_iter_get_error(const pmstore_iterator_t* iter, char** errmsg);
 
+/* ---- Snapshots ---------------------------------------------------------- */
+
+/* The state after the last acknowledged commit, for reads that name it
+ * with pmstore_readoptions_set_snapshot (pmstore/snapshot.h): pmstore_get,
+ * pmstore_multiget, pmstore_get_pinned and iterators then see that state
+ * while writes go on. Space freed after it is reused only once it is
+ * released. NULL when db is NULL. Waits for a write in progress. */
+const pmstore_snapshot_t* pmstore_create_snapshot(pmstore_t* db);
+/* Releases `snapshot` (NULL: nothing), which must come from `db`; it is
+ * released from its own store all the same. */
+void pmstore_release_snapshot(pmstore_t* db, const pmstore_snapshot_t* snapshot);
+/* The number of the last commit `snapshot` sees. */
+uint64_t pmstore_snapshot_sequence(const pmstore_snapshot_t* snapshot);
+
 /* ---- Copy ---------------------------------------------------------------- */
 
 /* Copies the store into a new pool at `dest_path` while db stays open and
- * other threads go on writing (Store::CopyTo in pmstore/store.h): what one
- * iterator made with `options` (NULL: defaults) sees. The copy is built as
+ * other threads go on writing (Store::CopyTo in pmstore/store.h), as of
+ * the snapshot `options` names (pmstore_readoptions_set_snapshot; NULL
+ * options or none named: as of one the copy takes). The copy is built as
  * DEST.copying.PID.N, made durable, then renamed to `dest_path`, which
  * therefore never names a half-made pool; it has the source's size and
  * maximum size. PMSTORE_ALREADY_EXISTS when `dest_path` exists (it is left
  * untouched); PMSTORE_NOT_FOUND when its directory is missing;
  * PMSTORE_RESOURCE_EXHAUSTED when the file system is full. On any failure
- * nothing is left behind. Values are copied as read, their checksums not
- * verified: run pmstore_check first when the source may be damaged. */
+ * nothing is left behind. Values are copied as read, and get checksums
+ * of their own: run pmstore_check first when the source may be damaged. */
 pmstore_code_t pmstore_copy_to(pmstore_t* db, const pmstore_readoptions_t* options, const char* dest_path,
                                char** errmsg);
 

@@ -2,11 +2,12 @@
 // a common prefix), optionally limited to a prefix or a [lower, upper)
 // range.
 //
-// Not a snapshot: an iterator copies a few hundred entries at a time under
-// the store's read lock and re-seeks past the last key it returned, so it
-// never blocks writers for long and never returns a torn entry; writes
-// made while it runs may or may not be seen. Keys come out strictly
-// increasing.
+// One consistent state: an iterator reads as of ReadOptions::snapshot, or
+// of a snapshot it takes when it is made and releases when it is
+// destroyed (snapshot.h), so writes made while it runs are never seen,
+// and space they free waits for it. It copies up to 1024 entries at a time
+// under the store's read lock and re-seeks past the last key it returned,
+// so it never blocks writers for long. Keys come out strictly increasing.
 //
 // Thread-compatible: one iterator per thread. It must be destroyed before
 // the store that made it.

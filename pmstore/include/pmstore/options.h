@@ -9,6 +9,8 @@
 
 namespace pmstore {
 
+class Snapshot;  // snapshot.h
+
 // Smallest unit that reaches persistence without a system call, weakest
 // last. A store persists at the granularity its mapping offers: cache-line
 // flushes and one fence on DAX (or with PMEM2_FORCE_GRANULARITY), msync of
@@ -46,6 +48,12 @@ struct ReadOptions {
   // Verify the record's checksum on every read (DataLoss on a mismatch).
   // Off by default: `pmstore check` and Store::Check verify everything.
   bool verify_checksums = false;
+  // Read the state as of this snapshot (Store::GetSnapshot of the same
+  // store; another store's is InvalidArgument) instead of the latest
+  // state. Not owned; it must outlive the call (and an iterator made
+  // with it). nullptr: the latest state (an iterator takes a snapshot of
+  // its own).
+  const Snapshot* snapshot = nullptr;
 };
 
 struct WriteOptions {

@@ -8,7 +8,9 @@
 //
 // Thread-safety: every method may be called from any number of threads at
 // once. Readers (Get, MultiGet, Contains, iterators, GetStats, CheckNow)
-// never block each other. Writers (Put, Delete, Write, Sync, Close) take turns. A
+// never block each other. Writers (Put, Delete, Write, Sync, Close) take
+// turns; GetSnapshot and releasing a snapshot (so NewIterator and an
+// iterator's destruction too) take a writer's turn for a moment. A
 // writer keeps readers out while it stages its write in memory and while
 // it applies its commit (microseconds); it lets them in while it waits for
 // an msync (page granularity), except for a write that splits or empties
@@ -25,7 +27,8 @@
 //   AlreadyExists       Open with error_if_exists on an existing file;
 //                       CopyTo onto an existing file
 //   InvalidArgument     key longer than kMaxKeySize; not a pool (bad
-//                       magic); a batch too large for one commit
+//                       magic); a batch too large for one commit; a
+//                       read through another store's snapshot
 //   FailedPrecondition  unsupported format version; granularity weaker
 //                       than required; the pool is in use by another
 //                       process (the message names its pid); any call
@@ -67,6 +70,7 @@
 #include "pmstore/iterator.h"
 #include "pmstore/options.h"
 #include "pmstore/pinned_value.h"
+#include "pmstore/snapshot.h"
 #include "pmstore/stats.h"
 #include "pmstore/write_batch.h"
 
@@ -98,8 +102,8 @@ class Store {
   static absl::StatusOr<CheckReport> Check(const std::string& path);
 
   // Closes the store if Close was not called, as Close does; a failure it
-  // cannot return is printed on stderr. Pinned values and iterators must
-  // be gone.
+  // cannot return is printed on stderr. Pinned values, iterators and
+  // snapshots must be gone.
   virtual ~Store() = default;
 
   // Stores `value` under `key`, replacing any old value. Durable on return
@@ -111,11 +115,11 @@ class Store {
   // Applies all of `batch` as one commit: all or nothing, also across a crash.
   virtual absl::Status Write(const WriteOptions& options, const WriteBatch& batch) = 0;
 
-  // Copies the value of `key` into *value. NotFound (and *value untouched)
-  // when absent.
+  // Copies the value of `key` (as of options.snapshot, when set) into
+  // *value. NotFound (and *value untouched) when absent.
   virtual absl::Status Get(const ReadOptions& options, std::string_view key, std::string* value) = 0;
-  // The value of `key` in place, valid while *pinned is held. NotFound when
-  // absent.
+  // The value of `key` in place, valid while *pinned is held (also after
+  // options.snapshot is released). NotFound when absent.
   virtual absl::Status Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) = 0;
   virtual absl::StatusOr<bool> Contains(std::string_view key) = 0;
 
@@ -130,10 +134,11 @@ class Store {
   // stage by stage before any is waited on, so their cache misses overlap
   // instead of following one another (doc/STORE.md, "MultiGet").
   //
-  // Each value is whole and acknowledged, as with Get. Not a snapshot of
-  // the batch: as with that many Gets, a write made meanwhile may be seen
-  // for some keys and not for others (writers are let in between chunks
-  // of 32 keys). ReadOptions is where a snapshot will be named.
+  // Each value is whole and acknowledged, as with Get. Without
+  // options.snapshot, not a snapshot of the batch: as with that many Gets,
+  // a write made meanwhile may be seen for some keys and not for others
+  // (writers are let in between chunks of 32 keys). With one, every key
+  // is read as of that snapshot.
   virtual std::vector<absl::Status> MultiGet(const ReadOptions& options, std::span<const std::string_view> keys,
                                              std::vector<std::string>* values) = 0;
   // The same without copies, in RocksDB's array form: `keys`, `values`
@@ -142,8 +147,16 @@ class Store {
   virtual void MultiGet(const ReadOptions& options, size_t count, const std::string_view* keys, PinnedValue* values,
                         absl::Status* statuses) = 0;
 
-  // An iterator over the keys selected by `range`; see iterator.h.
+  // An iterator over the keys selected by `range` as of options.snapshot,
+  // or, without one, as of a snapshot it takes itself and releases when
+  // destroyed; see iterator.h.
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options, const IterateOptions& range) = 0;
+
+  // The state after the last acknowledged commit, for reads that name it
+  // in ReadOptions::snapshot (snapshot.h). Never fails; waits for a
+  // write in progress to finish. Destroying it releases it. Made after
+  // Close, it reads as the store does then (FailedPrecondition).
+  virtual std::unique_ptr<Snapshot> GetSnapshot() = 0;
 
   // Makes writes made with sync=false durable. Not OK when that failed
   // (the store is then poisoned, see above) or when the store was already
@@ -154,8 +167,11 @@ class Store {
   // so that another process may open it. OK when everything acknowledged
   // is durable; else the failure (a poisoned store returns its error).
   // Every later call, Close included, returns the same status (Close) or
-  // FailedPrecondition (the others). Pinned values and iterators must be
-  // gone first.
+  // FailedPrecondition (the others). Pinned values, iterators and
+  // snapshots must be gone first. Otherwise: a pinned value's view points
+  // into the unmapped pool; an iterator or a snapshot reads
+  // FailedPrecondition from then on, and must still be destroyed before
+  // the store is.
   virtual absl::Status Close() = 0;
 
   virtual Stats GetStats() = 0;

@@ -1,0 +1,85 @@
+// The live snapshots, oldest first, each with an overlay of pre-images:
+// the records keys had at that snapshot and no longer have.
+//
+// The index (leaf_index.h) changes in place and keeps no history, so
+// history is kept beside it, in memory and only while a snapshot lives.
+// When a write changes key k and the newest snapshot's overlay lacks k,
+// k -> the record it had (0: absent) goes there. The state at snapshot S
+// is then: the first overlay from S's on (S's, then each newer one's, in
+// order) that names k, else the current index. Releasing S merges its
+// overlay into the next older snapshot's, keeping that one's entries
+// where both name a key (doc/STORE.md, "Snapshots", has the argument).
+// Records named in overlays stay valid: records are never changed once
+// written, and the store pins each snapshot's sequence, so their space is
+// not reused while a snapshot that can see them lives.
+//
+// Thread-compatible: the store reads it under its read gate and changes
+// it with the gate held exclusively.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pmstore/snapshot.h"
+
+namespace pmstore::internal {
+
+class SnapshotList {
+ public:
+  // Key -> the record it had at the snapshot (0: absent).
+  using Overlay = std::map<std::string, uint64_t, std::less<>>;
+  struct Entry {
+    uint64_t seq;
+    Snapshot* owner;  // for the store to detach it when the store goes first
+    Overlay overlay;
+  };
+  using Handle = std::list<Entry>::const_iterator;
+
+  bool empty() const { return entries_.empty(); }
+  const std::list<Entry>& entries() const { return entries_; }
+
+  // A snapshot of the state after commit `seq`, the newest one (no write
+  // may be staged meanwhile), held by `owner`.
+  Handle Add(uint64_t seq, Snapshot* owner);
+  // Forgets `snapshot`; an older neighbour takes over its pre-images.
+  void Remove(Handle snapshot);
+
+  // A write is about to change `key`, which has `record` now (0: absent).
+  void WillChange(std::string_view key, uint64_t record);
+
+  // The record `key` had at `snapshot`, when an overlay holds it: true
+  // and *record (0: absent). false: the current index has it.
+  bool Find(Handle snapshot, std::string_view key, uint64_t* record) const;
+
+  // The union of the overlays from `snapshot` on, in key order from the
+  // first key >= `target`; where several name a key, the oldest wins.
+  class Merged {
+   public:
+    Merged(const SnapshotList& list, Handle snapshot, std::string_view target);
+    bool done() const { return key_ == nullptr; }
+    const std::string& key() const { return *key_; }
+    uint64_t record() const { return record_; }
+    void Next();
+
+   private:
+    struct Cursor {
+      Overlay::const_iterator at;
+      Overlay::const_iterator end;
+    };
+    void Settle();
+
+    std::vector<Cursor> cursors_;  // oldest overlay first
+    const std::string* key_ = nullptr;
+    uint64_t record_ = 0;
+  };
+
+ private:
+  std::list<Entry> entries_;  // oldest first
+};
+
+}  // namespace pmstore::internal
