@@ -184,8 +184,10 @@ committed when the block ends, discarded when it raises.)");
             "Verifies every checksum and structure; a dict with 'clean' and 'problems' (readers go on).");
 
   store.def(
-      "copy_to", [](PyStore& self, py::object dest) { self.CopyTo(FsPath(dest)); }, "dest"_a,
-      R"(Copies the store into a new pool at `dest` (str, bytes or os.PathLike)
+      "copy_to", [](PyStore& self, py::object dest, py::object snapshot) { self.CopyTo(FsPath(dest), snapshot); },
+      "dest"_a, py::kw_only(), "snapshot"_a = py::none(),
+      R"(Copies the store as of `snapshot` (Store.snapshot(); None: as of one
+the copy takes) into a new pool at `dest` (str, bytes or os.PathLike)
 while other threads go on writing (the GIL is released meanwhile).
 
 The copy is built under a temporary name and renamed to `dest` only once

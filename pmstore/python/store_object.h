@@ -81,8 +81,9 @@ class PyStore {
 
   py::dict Stats();
   py::dict Check();
-  // Store::CopyTo, without the GIL: other threads go on meanwhile.
-  void CopyTo(const std::string& dest_path);
+  // Store::CopyTo as of `snapshot` (None: one the copy takes), without
+  // the GIL: other threads go on meanwhile.
+  void CopyTo(const std::string& dest_path, py::handle snapshot);
 
   // For the objects a Store hands out. Each raises ValueError when closed.
   Store& store();

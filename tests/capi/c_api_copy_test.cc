@@ -86,6 +86,35 @@ TEST_F(CApiCopyTest, CopyWithReadOptionsHoldsEveryEntry) {
   pmstore_checkreport_destroy(report);
 }
 
+TEST_F(CApiCopyTest, CopyOfASnapshotLeavesOutLaterWrites) {
+  const pmstore_snapshot_t* snapshot = pmstore_create_snapshot(db_);
+  ASSERT_NE(snapshot, nullptr);
+  ASSERT_EQ(pmstore_put(db_, nullptr, "key1", 4, "changed", 7, nullptr), PMSTORE_OK);
+  ASSERT_EQ(pmstore_put(db_, nullptr, "later", 5, "x", 1, nullptr), PMSTORE_OK);
+  ASSERT_EQ(pmstore_delete(db_, nullptr, "key2", 4, nullptr), PMSTORE_OK);
+  pmstore_readoptions_t* read = pmstore_readoptions_create();
+  pmstore_readoptions_set_snapshot(read, snapshot);
+  ErrMsg err;
+  const std::string dest = dir_.File("copy");
+  ASSERT_EQ(pmstore_copy_to(db_, read, dest.c_str(), err.out()), PMSTORE_OK) << err.str();
+  pmstore_readoptions_destroy(read);
+  pmstore_release_snapshot(db_, snapshot);
+
+  pmstore_options_t* options = pmstore_options_create();
+  pmstore_t* copy = nullptr;
+  ASSERT_EQ(pmstore_open(options, dest.c_str(), &copy, err.out()), PMSTORE_OK) << err.str();
+  pmstore_options_destroy(options);
+  char* val = nullptr;
+  size_t len = 0;
+  ASSERT_EQ(pmstore_get(copy, nullptr, "key1", 4, &val, &len, nullptr), PMSTORE_OK);
+  EXPECT_EQ(std::string(val, len), "b") << "the value as of the snapshot (SetUp put key1 = \"b\")";
+  pmstore_free(val);
+  EXPECT_EQ(pmstore_get(copy, nullptr, "later", 5, &val, &len, nullptr), PMSTORE_NOT_FOUND);
+  ASSERT_EQ(pmstore_get(copy, nullptr, "key2", 4, &val, &len, nullptr), PMSTORE_OK) << "deleted after the snapshot";
+  pmstore_free(val);
+  EXPECT_EQ(pmstore_close(copy, nullptr), PMSTORE_OK);
+}
+
 TEST_F(CApiCopyTest, ExistingDestinationIsAlreadyExistsAndUntouched) {
   const std::string dest = dir_.File("taken");
   std::ofstream(dest) << "keep me";

@@ -112,3 +112,49 @@ def test_copy_of_a_closed_store_is_value_error(pool_dir, pool, small):
     with pmstore.Store(pool, create=False) as reopened:
         with pytest.raises(TypeError):
             reopened.copy_to(None)
+
+
+def test_copy_of_a_snapshot_equals_it_while_another_thread_writes(pool_dir, pool, small):
+    dest = os.path.join(pool_dir, "copy")
+    stop = threading.Event()
+
+    versions = []
+
+    def writer(store):
+        version = 0
+        while not stop.is_set():
+            version += 1
+            store.put(b"churn%d" % (version % 100), b"v%d" % version, sync=False)
+            if version % 3 == 0:
+                store.delete(b"key%d" % (version % 3000), sync=False)
+            versions.append(version)
+
+    with pmstore.Store(pool, **small) as store:
+        fill(store, 3000)
+        thread = threading.Thread(target=writer, args=(store,))
+        thread.start()
+        with store.snapshot() as snap:
+            expected = dict(store.items(snapshot=snap))
+            # The store moves on before the copy starts: a copy that took
+            # a snapshot of its own instead would differ.
+            before = len(versions)
+            while len(versions) < before + 50:
+                pass
+            store.copy_to(dest, snapshot=snap)
+        stop.set()
+        thread.join()
+        assert dict(store.items()) != expected, "the writer changed the store after the snapshot"
+    assert pmstore.check(dest)["clean"]
+    with pmstore.Store(dest, create=False) as copy:
+        assert dict(copy.items()) == expected
+
+
+def test_copy_through_a_released_snapshot_is_value_error(pool_dir, pool, small):
+    with pmstore.Store(pool, **small) as store:
+        snap = store.snapshot()
+        snap.release()
+        with pytest.raises(ValueError):
+            store.copy_to(os.path.join(pool_dir, "copy"), snapshot=snap)
+        with pytest.raises(TypeError):
+            store.copy_to(os.path.join(pool_dir, "copy"), snapshot=b"not a snapshot")
+    assert os.listdir(pool_dir) == ["pool"]

@@ -1,12 +1,16 @@
 // Store::CopyTo while another thread of the same process goes on writing:
-// the copy passes check, holds every key no writer touched, exactly, and
-// holds for every other key a value that key really had at some point.
+// the copy passes check and equals, key by key, the snapshot it copied:
+// one taken before (read through it for the expected state), or the one
+// CopyTo takes itself (then the state after some version of the writer's,
+// which the copy's newest value names).
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <string>
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "pmstore/snapshot.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "pmstore/store.h"
@@ -72,54 +76,96 @@ void Fill(Store& store) {
   ASSERT_TRUE(store.Write(batch).ok());
 }
 
-// Every entry of the copy at `path` is one the source had at some point
-// while the writer wrote versions up to `last`.
-void ExpectEveryEntryExisted(const std::string& path, uint64_t last) {
-  auto report = Store::Check(path);
-  ASSERT_TRUE(report.ok()) << report.status();
-  ASSERT_TRUE(report->clean()) << report->problems.front();
-  auto copy = OpenOrDie(path, {});
-  ASSERT_NE(copy, nullptr);
-  int stable = 0;
-  auto it = copy->NewIterator({}, {});
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    const std::string key(it->key());
-    if (key.rfind("stable", 0) == 0) {
-      int i = 0;
-      ASSERT_TRUE(absl::SimpleAtoi(key.substr(6), &i)) << key;
-      ASSERT_EQ(it->value(), ValueFor(i, 100)) << key;
-      ++stable;
-      continue;
-    }
-    uint64_t version = 0;
-    const std::string value(it->value());
-    ASSERT_TRUE(absl::SimpleAtoi(value.substr(0, value.find(':')), &version)) << key;
-    EXPECT_LE(version, last) << key << " holds a version never written";
-    EXPECT_FALSE(DeletesAt(version)) << key << " holds a version that deleted it";
-    EXPECT_EQ(key, ChurnKey(version)) << "version " << version << " under the wrong key";
-    EXPECT_EQ(value, ChurnValue(version)) << key;
-  }
-  ASSERT_TRUE(it->status().ok()) << it->status();
-  EXPECT_EQ(stable, kStableKeys) << "the copy lost keys no writer touched";
+using Contents = std::map<std::string, std::string>;
+
+Contents Read(Store& store, const ReadOptions& options) {
+  Contents contents;
+  auto it = store.NewIterator(options, {});
+  for (it->SeekToFirst(); it->Valid(); it->Next()) contents.emplace(std::string(it->key()), std::string(it->value()));
+  EXPECT_TRUE(it->status().ok()) << it->status();
+  return contents;
 }
 
-TEST(StoreCopyConcurrencyTest, CopyUnderConcurrentWritesHoldsOnlyStatesTheSourceHad) {
+// The copy at `path`, after checking it.
+Contents CheckedCopy(const std::string& path) {
+  auto report = Store::Check(path);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (report.ok()) {
+    EXPECT_TRUE(report->clean()) << report->problems.front();
+  }
+  auto copy = OpenOrDie(path, {});
+  return copy == nullptr ? Contents{} : Read(*copy, {});
+}
+
+// The store's contents right after the writer wrote `version`.
+Contents StateAfter(uint64_t version) {
+  Contents state;
+  for (int i = 0; i < kStableKeys; ++i) state.emplace(StableKey(i), ValueFor(i, 100));
+  // Key `index` holds versions index, index + kChurnKeys, ... (there is
+  // no version 0): the newest at most `version` decides it.
+  for (uint64_t index = 0; index < kChurnKeys; ++index) {
+    if (version < index) continue;
+    const uint64_t last = index + (version - index) / kChurnKeys * kChurnKeys;
+    if (last != 0 && !DeletesAt(last)) state.emplace(ChurnKey(last), ChurnValue(last));
+  }
+  return state;
+}
+
+// The newest version any churn value of `contents` holds.
+uint64_t NewestVersion(const Contents& contents) {
+  uint64_t newest = 0;
+  for (const auto& [key, value] : contents) {
+    uint64_t version = 0;
+    if (key.rfind("churn", 0) == 0 && absl::SimpleAtoi(value.substr(0, value.find(':')), &version)) {
+      newest = std::max(newest, version);
+    }
+  }
+  return newest;
+}
+
+TEST(StoreCopyConcurrencyTest, CopyOfASnapshotTakenBeforeEqualsItKeyByKey) {
   TempDir dir;
   auto store = OpenOrDie(dir.File("pool"), SmallPool(64ull << 20, 1ull << 30));
   ASSERT_NE(store, nullptr);
   Fill(*store);
   ChurnWriter writer(store.get());
   writer.Start();
-  for (int copy = 0; copy < 3; ++copy) {
-    // Wait for writes to be under way, so the copy overlaps them.
-    const uint64_t before = writer.last();
-    while (writer.last() < before + 500) std::this_thread::yield();
-    const uint64_t at_start = writer.last();
-    ASSERT_TRUE(store->CopyTo(dir.File(absl::StrCat("copy", copy))).ok());
-    EXPECT_GT(writer.last(), at_start) << "no write overlapped the copy";
+  while (writer.last() < kChurnKeys + 200) std::this_thread::yield();
+  std::unique_ptr<Snapshot> snapshot = store->GetSnapshot();
+  ReadOptions at_snapshot;
+  at_snapshot.snapshot = snapshot.get();
+  const Contents expected = Read(*store, at_snapshot);
+  const uint64_t at_start = writer.last();
+  ASSERT_TRUE(store->CopyTo(at_snapshot, dir.File("copy")).ok());
+  EXPECT_GT(writer.last(), at_start) << "no write overlapped the copy";
+  writer.Stop();
+  EXPECT_EQ(CheckedCopy(dir.File("copy")), expected);
+  EXPECT_EQ(expected, StateAfter(NewestVersion(expected))) << "the snapshot itself is one state of the writer's";
+}
+
+TEST(StoreCopyConcurrencyTest, CopyWithoutASnapshotEqualsOneStateOfTheSource) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("pool"), SmallPool(64ull << 20, 1ull << 30));
+  ASSERT_NE(store, nullptr);
+  Fill(*store);
+  ChurnWriter writer(store.get());
+  writer.Start();
+  while (writer.last() < kChurnKeys + 200) std::this_thread::yield();
+  const uint64_t at_start = writer.last();
+  ASSERT_TRUE(store->CopyTo(dir.File("copy")).ok());
+  const uint64_t at_end = writer.last();
+  EXPECT_GT(at_end, at_start) << "no write overlapped the copy";
+  writer.Stop();
+  const Contents copy = CheckedCopy(dir.File("copy"));
+  // The copy is the state after some version v of the writer's, taken
+  // while CopyTo ran: its newest value is v, or v - 1 when v deleted.
+  const uint64_t newest = NewestVersion(copy);
+  ASSERT_GE(newest + 1, at_start);
+  ASSERT_LE(newest, at_end);
+  if (copy != StateAfter(newest)) {
+    ASSERT_TRUE(DeletesAt(newest + 1)) << "the copy is no single state of the source (newest value " << newest << ")";
+    EXPECT_EQ(copy, StateAfter(newest + 1)) << "the copy is no single state of the source";
   }
-  const uint64_t last = writer.Stop();
-  for (int copy = 0; copy < 3; ++copy) ExpectEveryEntryExisted(dir.File(absl::StrCat("copy", copy)), last);
 }
 
 }  // namespace

@@ -179,9 +179,8 @@ class Store {
   virtual CheckReport CheckNow() = 0;
 
   // --- Copy (doc/STORE.md "Copy") ---
-  // Copies what one iterator over the whole store sees (see iterator.h:
-  // not yet a snapshot, so under concurrent writes each key holds a value
-  // it had at some point during the copy) into a new pool at `dest_path`,
+  // Copies the store as of `options.snapshot` (nullptr: as of a snapshot
+  // CopyTo takes itself, when it starts) into a new pool at `dest_path`,
   // while this and other threads go on reading and writing. The copy is
   // written under a temporary name beside `dest_path`
   // (`DEST.copying.PID.N`), made durable, and only then renamed to
@@ -195,10 +194,9 @@ class Store {
   // written packed, in key order. `progress`, when set, is called on the
   // calling thread after each chunk written (about every 4 MiB or 1024
   // keys) with the keys and key+value bytes copied so far.
-  // Values are copied as read: like iterators, CopyTo does not verify
-  // their checksums yet (options.verify_checksums notwithstanding), and the
-  // copy gets checksums of its own, so run CheckNow first when the source
-  // may be damaged.
+  // Values are copied as an iterator reads them, and the copy gets
+  // checksums of its own: run CheckNow first when the source may be
+  // damaged.
   // Errors: AlreadyExists when `dest_path` exists (it is left untouched);
   // ResourceExhausted when the file system is full; FailedPrecondition
   // after Close; DataLoss when the source is damaged; others as Open's
