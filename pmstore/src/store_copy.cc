@@ -1,4 +1,4 @@
-// Store::CopyTo: a consistent copy of a live store into a new pool.
+// Store::CopyTo: a copy of a snapshot of a live store into a new pool.
 //
 // Written over the public API only (an iterator, Store::Open, WriteBatch):
 // the copy is what any reader of the store sees, and the destination is an
@@ -75,9 +75,9 @@ absl::Status CopyEntries(Iterator& source, Store& dest, const Store::CopyProgres
 absl::Status StoreImpl::CopyTo(const ReadOptions& options, const std::string& dest_path,
                                const CopyProgress& progress) {
   PMSTORE_RETURN_IF_ERROR(RefuseExisting(dest_path));
-  // The iterator first: it is the state copied (once iterators are
-  // snapshots, the snapshot CopyTo takes itself), fixed before the
-  // destination costs anything.
+  // The iterator first: its snapshot (options.snapshot, or the one it
+  // takes) is the state copied, fixed before the destination costs
+  // anything.
   std::unique_ptr<Iterator> source = NewIterator(options, {});
   const Stats geometry = GetStats();
   if (geometry.pool_bytes == 0) return ClosedError();
