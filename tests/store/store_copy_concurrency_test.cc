@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -46,10 +47,10 @@ class ChurnWriter {
       }
     });
   }
-  // Returns the last version written.
+  // Returns the last version written. Stopping twice is fine.
   uint64_t Stop() {
     stop_.store(true);
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
     return last_.load();
   }
   uint64_t last() const { return last_.load(); }
@@ -123,40 +124,46 @@ uint64_t NewestVersion(const Contents& contents) {
   return newest;
 }
 
-TEST(StoreCopyConcurrencyTest, CopyOfASnapshotTakenBeforeEqualsItKeyByKey) {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("pool"), SmallPool(64ull << 20, 1ull << 30));
-  ASSERT_NE(store, nullptr);
-  Fill(*store);
-  ChurnWriter writer(store.get());
-  writer.Start();
-  while (writer.last() < kChurnKeys + 200) std::this_thread::yield();
-  std::unique_ptr<Snapshot> snapshot = store->GetSnapshot();
+// A filled store with the writer under way.
+class StoreCopyConcurrencyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = OpenOrDie(dir_.File("pool"), SmallPool(64ull << 20, 1ull << 30));
+    ASSERT_NE(store_, nullptr);
+    Fill(*store_);
+    writer_ = std::make_unique<ChurnWriter>(store_.get());
+    writer_->Start();
+    while (writer_->last() < kChurnKeys + 200) std::this_thread::yield();
+  }
+  void TearDown() override {
+    if (writer_ != nullptr) writer_->Stop();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<ChurnWriter> writer_;
+};
+
+TEST_F(StoreCopyConcurrencyTest, CopyOfASnapshotTakenBeforeEqualsItKeyByKey) {
+  std::unique_ptr<Snapshot> snapshot = store_->GetSnapshot();
   ReadOptions at_snapshot;
   at_snapshot.snapshot = snapshot.get();
-  const Contents expected = Read(*store, at_snapshot);
-  const uint64_t at_start = writer.last();
-  ASSERT_TRUE(store->CopyTo(at_snapshot, dir.File("copy")).ok());
-  EXPECT_GT(writer.last(), at_start) << "no write overlapped the copy";
-  writer.Stop();
-  EXPECT_EQ(CheckedCopy(dir.File("copy")), expected);
+  const Contents expected = Read(*store_, at_snapshot);
+  const uint64_t at_start = writer_->last();
+  ASSERT_TRUE(store_->CopyTo(at_snapshot, dir_.File("copy")).ok());
+  EXPECT_GT(writer_->last(), at_start) << "no write overlapped the copy";
+  writer_->Stop();
+  EXPECT_EQ(CheckedCopy(dir_.File("copy")), expected);
   EXPECT_EQ(expected, StateAfter(NewestVersion(expected))) << "the snapshot itself is one state of the writer's";
 }
 
-TEST(StoreCopyConcurrencyTest, CopyWithoutASnapshotEqualsOneStateOfTheSource) {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("pool"), SmallPool(64ull << 20, 1ull << 30));
-  ASSERT_NE(store, nullptr);
-  Fill(*store);
-  ChurnWriter writer(store.get());
-  writer.Start();
-  while (writer.last() < kChurnKeys + 200) std::this_thread::yield();
-  const uint64_t at_start = writer.last();
-  ASSERT_TRUE(store->CopyTo(dir.File("copy")).ok());
-  const uint64_t at_end = writer.last();
+TEST_F(StoreCopyConcurrencyTest, CopyWithoutASnapshotEqualsOneStateOfTheSource) {
+  const uint64_t at_start = writer_->last();
+  ASSERT_TRUE(store_->CopyTo(dir_.File("copy")).ok());
+  const uint64_t at_end = writer_->last();
   EXPECT_GT(at_end, at_start) << "no write overlapped the copy";
-  writer.Stop();
-  const Contents copy = CheckedCopy(dir.File("copy"));
+  writer_->Stop();
+  const Contents copy = CheckedCopy(dir_.File("copy"));
   // The copy is the state after some version v of the writer's, taken
   // while CopyTo ran: its newest value is v, or v - 1 when v deleted.
   const uint64_t newest = NewestVersion(copy);
