@@ -439,6 +439,15 @@ void pmstore_release_snapshot(pmstore_t*, const pmstore_snapshot_t* snapshot) {
 
 uint64_t pmstore_snapshot_sequence(const pmstore_snapshot_t* snapshot) { return snapshot->rep->sequence(); }
 
+// ---- Copy ----------------------------------------------------------------
+
+pmstore_code_t pmstore_copy_to(pmstore_t* db, const pmstore_readoptions_t* options, const char* dest_path,
+                               char** errmsg) {
+  if (db == nullptr) return BadArgument("pmstore_copy_to", "db is NULL", errmsg);
+  if (dest_path == nullptr) return BadArgument("pmstore_copy_to", "dest_path is NULL", errmsg);
+  return Report(db->store->CopyTo(ReadOptionsOf(options), dest_path), errmsg);
+}
+
 // ---- Stats and check -----------------------------------------------------
 
 pmstore_stats_t* pmstore_get_stats(pmstore_t* db) {

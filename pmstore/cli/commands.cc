@@ -18,12 +18,13 @@
 #include "pmstore/store.h"
 
 namespace pmstore::cli {
-namespace {
 
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "pmstore: %s\n", std::string(status.message()).c_str());
   return 2;
 }
+
+namespace {
 
 // Closes the store, so that a failure to make the command's writes durable
 // is reported and turns into exit status 2, not into a line the destructor

@@ -11,7 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace pmstore::cli {
+
+// Prints `status` as the one line "pmstore: MESSAGE" on stderr; returns 2.
+int Fail(const absl::Status& status);
 
 struct CreateConfig {
   std::string pool;
@@ -57,5 +62,14 @@ struct LoadConfig {
   uint64_t max_size = 0;  // 0: 16 times size
 };
 int Load(const LoadConfig& config);
+
+// A hot copy of POOL into a new pool DEST (Store::CopyTo); copy_command.cc.
+struct CopyConfig {
+  std::string pool;
+  std::string dest;
+  bool json = false;
+  bool progress = true;  // a stderr line a second on copies longer than a second
+};
+int Copy(const CopyConfig& config);
 
 }  // namespace pmstore::cli

@@ -23,7 +23,8 @@ ABSL_FLAG(std::string, file, "",
 ABSL_FLAG(bool, print, false, "dump: printable characters as themselves (mdb_dump -p) instead of hex");
 ABSL_FLAG(std::string, prefix, "", "list: only keys starting with this");
 ABSL_FLAG(uint64_t, limit, 0, "list: at most this many keys (0: all)");
-ABSL_FLAG(bool, json, false, "stats: print JSON");
+ABSL_FLAG(bool, json, false, "stats, copy: print JSON");
+ABSL_FLAG(bool, progress, true, "copy: a progress line a second on stderr (--noprogress: none)");
 // --- bench: db_bench's names -------------------------------------------------
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
           "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readmissing (keys never written), "
@@ -91,6 +92,20 @@ const std::vector<Subcommand>& Subcommands() {
        "Example (migrate an LMDB database):\n  mdb_dump /var/lib/app/db | pmstore load /mnt/pmem0/pool\n\n"
        "Exit status: 0 loaded, 2 error.",
        {"file", "size", "max_size"}},
+      {"copy", "copy POOL DEST [--json] [--noprogress]", "Copy POOL into a new pool DEST (mdb_copy's job).",
+       "Copies every key and value of POOL into a new pool DEST, as mdb_copy copies an\n"
+       "LMDB environment. DEST is built as DEST.copying.PID.N, made durable, then\n"
+       "renamed to DEST: DEST never names a half-made pool, and a failure (a full disk\n"
+       "too) leaves nothing behind. DEST has POOL's size (allocated up front) and\n"
+       "maximum size, and holds the keys packed in key order. DEST must not exist.\n"
+       "POOL must not be open in another process (one at a time may open it): to copy\n"
+       "a pool a process has open, call Store::CopyTo (C: pmstore_copy_to, Python:\n"
+       "store.copy_to) in that process, which goes on writing meanwhile.\n\n"
+       "Prints a progress line a second on stderr once a copy runs past a second\n"
+       "(--noprogress: none), then a summary on stdout (--json: as JSON).\n\n"
+       "Example:\n  pmstore copy /mnt/pmem0/pool /backup/pool-$(date +%F)\n\n"
+       "Exit status: 0 copied, 2 error (DEST exists, POOL missing or in use, no space).",
+       {"json", "progress"}},
       {"bench", "bench POOL [--benchmarks=...] [--num=N] [--compare=lmdb] [flags]",
        "db_bench's workloads on POOL (created when missing), optionally against LMDB.",
        "Benchmarks run in the order given; fillseq and fillrandom start from an empty\n"
@@ -184,6 +199,10 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     cli::LoadConfig config{args[0], absl::GetFlag(FLAGS_file), 0, 0};
     if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
     return cli::Load(config);
+  }
+  if (command == "copy") {
+    if (!need(2, 2)) return Usage(usage);
+    return cli::Copy({args[0], args[1], absl::GetFlag(FLAGS_json), absl::GetFlag(FLAGS_progress)});
   }
   if (command == "bench") {
     if (!need(1, 1)) return Usage(usage);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/errno_status.h"
+#include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
 
 #ifndef STATX_ATTR_DAX
@@ -120,16 +121,18 @@ PoolFile::~PoolFile() {
   if (fd_ >= 0) close(fd_);
 }
 
-absl::Status PoolFile::PublishAs(const std::string& new_path) {
-  if (device_) return absl::FailedPreconditionError(absl::StrCat(path_, " is a device: it is not renamed"));
-  if (fsync(fd_) != 0) return ErrnoStatus(errno, "fsync", path_);
-  if (renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, new_path.c_str(), RENAME_NOREPLACE) != 0) {
-    const int err = errno;
-    if (err == EEXIST) return absl::AlreadyExistsError(absl::StrCat(new_path, " already exists"));
-    return ErrnoStatus(err, absl::StrCat("rename ", path_, " to"), new_path);
-  }
-  path_ = new_path;
-  const std::string dir = std::filesystem::path(new_path).parent_path().string();
+namespace {
+
+absl::Status RenameOnly(const std::string& from, const std::string& to) {
+  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return absl::OkStatus();
+  const int err = errno;
+  if (err == EEXIST) return absl::AlreadyExistsError(absl::StrCat(to, " already exists"));
+  return ErrnoStatus(err, absl::StrCat("rename ", from, " to"), to);
+}
+
+// Makes a new name in the directory durable.
+absl::Status SyncParentDirectory(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
   const int dir_fd = open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) return ErrnoStatus(errno, "open directory", dir);
   const int rc = fsync(dir_fd);
@@ -137,6 +140,21 @@ absl::Status PoolFile::PublishAs(const std::string& new_path) {
   close(dir_fd);
   if (rc != 0) return ErrnoStatus(err, "fsync directory", dir);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status PoolFile::PublishAs(const std::string& new_path) {
+  if (device_) return absl::FailedPreconditionError(absl::StrCat(path_, " is a device: it is not renamed"));
+  if (fsync(fd_) != 0) return ErrnoStatus(errno, "fsync", path_);
+  PMSTORE_RETURN_IF_ERROR(RenameOnly(path_, new_path));
+  path_ = new_path;
+  return SyncParentDirectory(new_path);
+}
+
+absl::Status RenameNoReplace(const std::string& from, const std::string& to) {
+  PMSTORE_RETURN_IF_ERROR(RenameOnly(from, to));
+  return SyncParentDirectory(to);
 }
 
 absl::Status PoolFile::SyncData() const {

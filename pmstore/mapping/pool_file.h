@@ -80,6 +80,11 @@ class PoolFile {
   bool device_ = false;
 };
 
+// Renames `from` to `to` atomically, failing with AlreadyExists instead of
+// replacing a file of that name, and makes the new name durable (fsync of
+// the directory). PublishAs's rename, for a file that is not open.
+absl::Status RenameNoReplace(const std::string& from, const std::string& to);
+
 // True when statx reports STATX_ATTR_DAX for the open file.
 bool IsDax(int fd);
 

@@ -33,15 +33,15 @@ void RegisterErrors(py::module_& module) {
     const char* doc;
   };
   const Kind kinds[] = {
-      {absl::StatusCode::kNotFound, "NotFoundError", "No such pool file (open without create)."},
-      {absl::StatusCode::kAlreadyExists, "AlreadyExistsError", "The pool exists and error_if_exists was given."},
+      {absl::StatusCode::kNotFound, "NotFoundError", "No such pool file (open without create), or no directory for copy_to's destination."},
+      {absl::StatusCode::kAlreadyExists, "AlreadyExistsError", "The pool exists and error_if_exists was given, or copy_to's destination exists."},
       {absl::StatusCode::kInvalidArgument, "InvalidArgumentError",
        "Not a pool (bad magic), a key longer than 64 KiB, or a batch too large for one commit."},
       {absl::StatusCode::kFailedPrecondition, "FailedPreconditionError",
        "Unsupported pool version, granularity weaker than required, or the pool is in use by another process."},
       {absl::StatusCode::kDataLoss, "DataLossError", "Truncated pool or checksum failure."},
       {absl::StatusCode::kResourceExhausted, "ResourceExhaustedError",
-       "The pool is full and may not grow; the failed write changed nothing."},
+       "The pool is full and may not grow (the failed write changed nothing), or the file system is full."},
   };
   for (const Kind& kind : kinds) g_by_code[static_cast<int>(kind.code)] = NewError(module, kind.name, g_error, kind.doc);
 }

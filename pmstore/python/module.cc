@@ -183,6 +183,19 @@ committed when the block ends, discarded when it raises.)");
   store.def("check", &PyStore::Check,
             "Verifies every checksum and structure; a dict with 'clean' and 'problems' (readers go on).");
 
+  store.def(
+      "copy_to", [](PyStore& self, py::object dest, py::object snapshot) { self.CopyTo(FsPath(dest), snapshot); },
+      "dest"_a, py::kw_only(), "snapshot"_a = py::none(),
+      R"(Copies the store as of `snapshot` (Store.snapshot(); None: as of one
+the copy takes) into a new pool at `dest` (str, bytes or os.PathLike)
+while other threads go on writing (the GIL is released meanwhile).
+
+The copy is built under a temporary name and renamed to `dest` only once
+it is complete and durable; it has this pool's size and maximum size.
+AlreadyExistsError when `dest` exists (it is left untouched),
+NotFoundError when its directory is missing, ResourceExhaustedError when
+the file system is full; nothing is left behind on any error.)");
+
   const auto iterate = [](PyIterator::Yield yield) {
     return [yield](py::object self, py::object prefix, py::object start, py::object stop, py::object snapshot) {
       return Iterate(std::move(self), std::move(prefix), std::move(start), std::move(stop), yield,

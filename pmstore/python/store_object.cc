@@ -241,6 +241,22 @@ py::dict PyStore::Check() {
   return CheckReportDict(WithoutGil([&] { return s.CheckNow(); }));
 }
 
+void PyStore::CopyTo(const std::string& dest_path, py::handle snapshot) {
+  Store& s = store();
+  const ReadOptions options = ReadOptionsFor(false, snapshot);  // raises when released
+  // The snapshot stays while the copy reads through it, as for an
+  // iterator, even if another thread releases it meanwhile.
+  PySnapshot* held = snapshot.is_none() ? nullptr : &snapshot.cast<PySnapshot&>();
+  if (held != nullptr) held->AddIterator();
+  struct Unhold {  // runs with the GIL back
+    PySnapshot* snapshot;
+    ~Unhold() {
+      if (snapshot != nullptr) snapshot->RemoveIterator();
+    }
+  } unhold{held};
+  ThrowIfError(WithoutGil([&] { return s.CopyTo(options, dest_path); }));
+}
+
 py::dict CheckReportDict(const CheckReport& report) {
   py::dict out;
   out["clean"] = report.clean();

@@ -14,8 +14,8 @@
 //
 // Threads and the GIL. Every method runs under the GIL, which guards the
 // bookkeeping here. Reads keep it (a lookup is well under a microsecond);
-// open, close, sync, stats, check, and writes at page granularity (an
-// msync each) release it. close() lets such calls in other threads finish
+// open, close, sync, stats, check, copy_to, and writes at page granularity
+// (an msync each) release it. close() lets such calls in other threads finish
 // and refuses new ones (ValueError) meanwhile.
 #pragma once
 
@@ -81,6 +81,9 @@ class PyStore {
 
   py::dict Stats();
   py::dict Check();
+  // Store::CopyTo as of `snapshot` (None: one the copy takes), without
+  // the GIL: other threads go on meanwhile.
+  void CopyTo(const std::string& dest_path, py::handle snapshot);
 
   // For the objects a Store hands out. Each raises ValueError when closed.
   Store& store();

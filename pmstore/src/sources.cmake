@@ -13,6 +13,7 @@ set(PMSTORE_STORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/snapshot_list.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_check.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_image.cc
+  ${CMAKE_CURRENT_LIST_DIR}/store_copy.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_impl.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_write.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_run.cc

@@ -20,7 +20,7 @@
 // Files: store_impl.cc (open, recovery, close), store_write.cc (the write
 // path and commits), store_run.cc (unsynced runs), store_read.cc (reads),
 // store_snapshot.cc (snapshots and reads through them), store_image.cc
-// (the separator image), store_check.cc (Check).
+// (the separator image), store_check.cc (Check), store_copy.cc (CopyTo).
 #pragma once
 
 #include <atomic>
@@ -57,6 +57,7 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   using Store::Get;
   using Store::Put;
   using Store::Write;
+  using Store::CopyTo;
 
   absl::Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;
   absl::Status Delete(const WriteOptions& options, std::string_view key) override;
@@ -74,6 +75,9 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   absl::Status Close() override;
   Stats GetStats() override;
   CheckReport CheckNow() override;
+  // store_copy.cc
+  absl::Status CopyTo(const ReadOptions& options, const std::string& dest_path,
+                      const CopyProgress& progress) override;
   // For Store::Check: its close leaves the pool as it found it (no image).
   void WriteNoImageAtClose() { write_image_at_close_ = false; }
 

@@ -1,5 +1,7 @@
 #include "pmstore/src/transaction.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 namespace pmstore::internal {
@@ -28,11 +30,21 @@ int64_t Transaction::Find(uint64_t offset) const {
   }
 }
 
+// fresh_ is kept sorted by start (the ranges never overlap), so that the
+// test every Write makes is a binary search: a batch of a thousand puts
+// allocates dozens of leaves, and a linear scan per word written cost a
+// sixth of a bulk load's time.
+void Transaction::MarkFresh(uint64_t offset, uint64_t size) {
+  auto at = std::upper_bound(fresh_.begin(), fresh_.end(), std::make_pair(offset, uint64_t{0}));
+  fresh_.emplace(at, offset, size);
+}
+
 bool Transaction::IsFresh(uint64_t offset) const {
-  for (const auto& [start, size] : fresh_) {
-    if (offset >= start && offset < start + size) return true;
-  }
-  return false;
+  // The last range that starts at or before `offset`.
+  auto after = std::upper_bound(fresh_.begin(), fresh_.end(), std::make_pair(offset, ~uint64_t{0}));
+  if (after == fresh_.begin()) return false;
+  const auto& [start, size] = *std::prev(after);
+  return offset < start + size;
 }
 
 void Transaction::Write(uint64_t offset, uint64_t value) {

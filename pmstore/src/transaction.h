@@ -74,7 +74,7 @@ class Transaction {
   void WroteInPlace(uint64_t offset, uint64_t size) { in_place_.emplace_back(offset, size); }
 
   // Space allocated by this transaction: writes into it go in place.
-  void MarkFresh(uint64_t offset, uint64_t size) { fresh_.emplace_back(offset, size); }
+  void MarkFresh(uint64_t offset, uint64_t size);
   bool IsFresh(uint64_t offset) const;
 
   // Space this transaction frees: any logged write into it, and any

@@ -15,18 +15,11 @@
 #include <vector>
 
 #include "capi/c_api_c99.h"
+#include "capi/err_msg.h"
 #include "gtest/gtest.h"
 #include "support/temp_dir.h"
 
 namespace {
-
-// Owns the message a failing call leaves in it.
-struct ErrMsg {
-  char* text = nullptr;
-  ~ErrMsg() { pmstore_free(text); }
-  char** out() { return &text; }
-  std::string str() const { return text == nullptr ? "" : text; }
-};
 
 class CApiTest : public ::testing::Test {
  protected:

@@ -297,6 +297,22 @@ void pmstore_release_snapshot(pmstore_t* db, const pmstore_snapshot_t* snapshot)
 /* The number of the last commit `snapshot` sees. */
 uint64_t pmstore_snapshot_sequence(const pmstore_snapshot_t* snapshot);
 
+/* ---- Copy ---------------------------------------------------------------- */
+
+/* Copies the store into a new pool at `dest_path` while db stays open and
+ * other threads go on writing (Store::CopyTo in pmstore/store.h), as of
+ * the snapshot `options` names (pmstore_readoptions_set_snapshot; NULL
+ * options or none named: as of one the copy takes). The copy is built as
+ * DEST.copying.PID.N, made durable, then renamed to `dest_path`, which
+ * therefore never names a half-made pool; it has the source's size and
+ * maximum size. PMSTORE_ALREADY_EXISTS when `dest_path` exists (it is left
+ * untouched); PMSTORE_NOT_FOUND when its directory is missing;
+ * PMSTORE_RESOURCE_EXHAUSTED when the file system is full. On any failure
+ * nothing is left behind. Values are copied as read, and get checksums
+ * of their own: run pmstore_check first when the source may be damaged. */
+pmstore_code_t pmstore_copy_to(pmstore_t* db, const pmstore_readoptions_t* options, const char* dest_path,
+                               char** errmsg);
+
 /* ---- Stats and check ---------------------------------------------------- */
 
 /* What the store reports about itself (pmstore/stats.h). Never NULL for a

@@ -24,7 +24,8 @@
 // Errors, as absl::Status with a one-line message naming the file:
 //   NotFound            Get on a missing key; Open on a missing file
 //                       without create_if_missing
-//   AlreadyExists       Open with error_if_exists on an existing file
+//   AlreadyExists       Open with error_if_exists on an existing file;
+//                       CopyTo onto an existing file
 //   InvalidArgument     key longer than kMaxKeySize; not a pool (bad
 //                       magic); a batch too large for one commit; a
 //                       read through another store's snapshot
@@ -57,6 +58,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -177,6 +179,37 @@ class Store {
   virtual Stats GetStats() = 0;
   // Check() on the open store (takes the read lock while it runs).
   virtual CheckReport CheckNow() = 0;
+
+  // --- Copy (doc/STORE.md "Copy") ---
+  // Copies the store as of `options.snapshot` (nullptr: as of a snapshot
+  // CopyTo takes itself, when it starts) into a new pool at `dest_path`,
+  // while this and other threads go on reading and writing. The copy is
+  // written under a temporary name beside `dest_path`
+  // (`DEST.copying.PID.N`), made durable, and only then renamed to
+  // `dest_path` (RENAME_NOREPLACE, then the directory is fsynced):
+  // `dest_path` never names a half-made pool, and on any failure nothing
+  // is left behind. CopyTo is a reader of this store: it blocks no
+  // other reader, and keeps writers out only while its iterator copies a
+  // few hundred entries at a time. The new pool has the
+  // source's geometry: its current size as initial size (allocated up
+  // front, so a full disk fails at once) and its maximum size; it is
+  // written packed, in key order. `progress`, when set, is called on the
+  // calling thread after each chunk written (about every 4 MiB or 1024
+  // keys) with the keys and key+value bytes copied so far.
+  // Values are copied as an iterator reads them, and the copy gets
+  // checksums of its own: run CheckNow first when the source may be
+  // damaged.
+  // Errors: AlreadyExists when `dest_path` exists (it is left untouched);
+  // ResourceExhausted when the file system is full; FailedPrecondition
+  // after Close; DataLoss when the source is damaged; others as Open's
+  // for the destination (a missing directory is NotFound).
+  using CopyProgress = std::function<void(uint64_t keys_copied, uint64_t bytes_copied)>;
+  virtual absl::Status CopyTo(const ReadOptions& options, const std::string& dest_path,
+                              const CopyProgress& progress) = 0;
+  absl::Status CopyTo(const ReadOptions& options, const std::string& dest_path) {
+    return CopyTo(options, dest_path, nullptr);
+  }
+  absl::Status CopyTo(const std::string& dest_path) { return CopyTo(ReadOptions(), dest_path, nullptr); }
 
   // Convenience overloads with default options.
   absl::Status Put(std::string_view key, std::string_view value) { return Put(DefaultWrite(), key, value); }
