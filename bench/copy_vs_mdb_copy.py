@@ -25,7 +25,6 @@ then pmstore/mdb_copy as the ratio of the medians. Run as root for
 CACHE_LINE (the code path of a DAX pool) unless --granularity=auto. The
 load average is printed before and after.
 """
-import argparse
 import os
 import random
 import shutil
@@ -36,7 +35,7 @@ import time
 
 import lmdb
 
-from python_vs_lmdb import HugeTmpfs, loadavg, machine, mount_of
+from python_vs_lmdb import HugeTmpfs, bench_parser, loadavg, machine, mount_of
 
 KEY_SIZE = 16
 SMALL_VALUE = 100
@@ -44,12 +43,7 @@ LARGE_VALUE = 4 << 20
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n".join(__doc__.split("\n")[2:]))
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--huge-tmpfs", action="store_true", help="mount a private huge=always tmpfs (root)")
-    where.add_argument("--dir", help="measure in this directory (it is left as found)")
+    parser = bench_parser(__doc__)
     parser.add_argument("--pmstore", default="build/bin/pmstore", help="the pmstore command (default build/bin/pmstore)")
     parser.add_argument("--num", type=int, default=1000000, help="keys of the small content (default 1000000)")
     parser.add_argument("--large", type=int, default=32, help="4 MiB values of the large content (default 32)")

@@ -44,13 +44,20 @@ import lmdb
 VALUE_SIZE = 100
 
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def bench_parser(doc):
+    """An argument parser whose help is the script's docstring `doc`, with
+    the choice every bench script offers: where it measures."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n".join(__doc__.split("\n")[2:]))
+                                     epilog="\n".join(doc.split("\n")[2:]))
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--huge-tmpfs", action="store_true", help="mount a private huge=always tmpfs (root)")
     where.add_argument("--dir", help="measure in this directory (it is left as found)")
+    return parser
+
+
+def parse_args():
+    parser = bench_parser(__doc__)
     parser.add_argument("--num", type=int, default=200000, help="keys (default 200000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per benchmark (default 3)")
     parser.add_argument("--warmup", type=int, default=1, help="uncounted runs of each side first (default 1)")
