@@ -216,7 +216,7 @@ void SpaceAllocator::FreeUnits(Transaction& tx, uint64_t offset, uint64_t units)
   pending_.push_back(Freed{0, offset, units, 0});
 }
 
-absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chunks, Growth growth) {
+absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chunks) {
   auto find = [&]() -> int64_t {
     uint64_t run = 0;
     for (uint64_t c = 0; c < num_chunks(); ++c) {
@@ -226,9 +226,6 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chun
     return -1;
   };
   int64_t first = find();
-  if (first < 0 && growth == Growth::kForbidden) {
-    return absl::ResourceExhaustedError(absl::StrCat("no free run of ", chunks, " chunks of 2 MiB"));
-  }
   if (first < 0) {
     uint64_t trailing = 0;
     while (trailing < num_chunks() && chunk_words_[num_chunks() - 1 - trailing] == kChunkFree &&

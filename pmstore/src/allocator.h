@@ -44,11 +44,8 @@ class SpaceAllocator {
   // Offset of `units` free units, marked used in `tx`. ResourceExhausted
   // when neither a small chunk nor a new chunk (after growth) has room.
   absl::StatusOr<uint64_t> AllocUnits(Transaction& tx, uint64_t units);
-  // Offset of a run of `chunks` whole chunks (2 MiB aligned). Grows the
-  // pool when no free run is long enough, unless `growth` forbids it (then
-  // ResourceExhausted).
-  enum class Growth { kAllowed, kForbidden };
-  absl::StatusOr<uint64_t> AllocRun(Transaction& tx, uint64_t chunks, Growth growth = Growth::kAllowed);
+  // Offset of a run of `chunks` whole chunks (2 MiB aligned).
+  absl::StatusOr<uint64_t> AllocRun(Transaction& tx, uint64_t chunks);
   void FreeUnits(Transaction& tx, uint64_t offset, uint64_t units);
   void FreeRun(Transaction& tx, uint64_t offset);
   // Whether `offset` is the start of an allocated run (as committed, or

@@ -53,11 +53,7 @@ absl::Status StoreImpl::WriteSeparatorImage() {
     forget();
     return absl::OkStatus();
   }
-  // Only in free space: a close that grew the file for an image would
-  // leave the pool larger than its contents asked for (a copy, made at
-  // its source's size, came out 2-4 MiB larger).
-  auto run = alloc_.AllocRun(tx_, (bytes + internal::kChunkSize - 1) / internal::kChunkSize,
-                             internal::SpaceAllocator::Growth::kForbidden);
+  auto run = alloc_.AllocRun(tx_, (bytes + internal::kChunkSize - 1) / internal::kChunkSize);
   if (!run.ok()) {
     // No room: the next open walks the chain, as after a crash.
     forget();
