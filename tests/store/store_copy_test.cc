@@ -88,7 +88,11 @@ TEST(StoreCopyTest, CopyHasTheSourcesGeometry) {
   ASSERT_TRUE(store->CopyTo(dir.File("copy")).ok());
   auto copy = OpenOrDie(dir.File("copy"), {});
   ASSERT_NE(copy, nullptr);
-  EXPECT_EQ(copy->GetStats().pool_bytes, source.pool_bytes);
+  // Created at the source's size; the copy's close may grow it by one
+  // step (a quarter, and a chunk) when it has no free chunk for the
+  // separator image (doc/FORMAT.md).
+  EXPECT_GE(copy->GetStats().pool_bytes, source.pool_bytes);
+  EXPECT_LE(copy->GetStats().pool_bytes, source.pool_bytes + source.pool_bytes / 4 + (2ull << 20));
   EXPECT_EQ(copy->GetStats().max_pool_bytes, source.max_pool_bytes);
   EXPECT_EQ(copy->GetStats().keys, 200u);
 }

@@ -192,7 +192,8 @@ class Store {
   // other reader, and keeps writers out only while its iterator copies a
   // few hundred entries at a time. The new pool has the
   // source's geometry: its current size as initial size (allocated up
-  // front, so a full disk fails at once) and its maximum size; it is
+  // front, so a full disk fails at once; its close may grow it for the
+  // separator image, doc/FORMAT.md) and its maximum size; it is
   // written packed, in key order. `progress`, when set, is called on the
   // calling thread after each chunk written (about every 4 MiB or 1024
   // keys) with the keys and key+value bytes copied so far.
