@@ -35,7 +35,7 @@ import time
 
 import lmdb
 
-from python_vs_lmdb import HugeTmpfs, bench_parser, loadavg, machine, mount_of
+from python_vs_lmdb import HugeTmpfs, bench_parser, force_granularity, loadavg, machine, mount_of
 
 KEY_SIZE = 16
 SMALL_VALUE = 100
@@ -49,8 +49,6 @@ def parse_args():
     parser.add_argument("--large", type=int, default=32, help="4 MiB values of the large content (default 32)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per side (default 3)")
     parser.add_argument("--warmup", type=int, default=1, help="uncounted runs of each side first (default 1)")
-    parser.add_argument("--granularity", choices=("cache_line", "auto"), default="cache_line",
-                        help="cache_line: PMEM2_FORCE_GRANULARITY=CACHE_LINE (default); auto: what the mapping offers")
     args = parser.parse_args()
     if not args.huge_tmpfs and not args.dir:
         parser.error("give --huge-tmpfs (as root) or --dir DIR")
@@ -132,8 +130,7 @@ def report(name, entries, sides):
 
 def main():
     args = parse_args()
-    if args.granularity == "cache_line":
-        os.environ["PMEM2_FORCE_GRANULARITY"] = "CACHE_LINE"
+    force_granularity(args)
     import pmstore  # after PMEM2_FORCE_GRANULARITY is set
     facts = machine()
     load_before = loadavg()

@@ -46,14 +46,24 @@ VALUE_SIZE = 100
 
 def bench_parser(doc):
     """An argument parser whose help is the script's docstring `doc`, with
-    the choice every bench script offers: where it measures."""
+    the choices every bench script offers: where it measures and at what
+    granularity."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(doc.split("\n")[2:]))
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--huge-tmpfs", action="store_true", help="mount a private huge=always tmpfs (root)")
     where.add_argument("--dir", help="measure in this directory (it is left as found)")
+    parser.add_argument("--granularity", choices=("cache_line", "auto"), default="cache_line",
+                        help="cache_line: PMEM2_FORCE_GRANULARITY=CACHE_LINE (default); auto: what the mapping offers")
     return parser
+
+
+def force_granularity(args):
+    """Sets PMEM2_FORCE_GRANULARITY as --granularity asks, before pmstore
+    is imported or run."""
+    if args.granularity == "cache_line":
+        os.environ["PMEM2_FORCE_GRANULARITY"] = "CACHE_LINE"
 
 
 def parse_args():
@@ -61,8 +71,6 @@ def parse_args():
     parser.add_argument("--num", type=int, default=200000, help="keys (default 200000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per benchmark (default 3)")
     parser.add_argument("--warmup", type=int, default=1, help="uncounted runs of each side first (default 1)")
-    parser.add_argument("--granularity", choices=("cache_line", "auto"), default="cache_line",
-                        help="cache_line: PMEM2_FORCE_GRANULARITY=CACHE_LINE (default); auto: what the mapping offers")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
     if not args.huge_tmpfs and not args.dir:
@@ -303,8 +311,7 @@ def report(args, directory, where, results, stats, version, facts, load_before, 
 
 def main():
     args = parse_args()
-    if args.granularity == "cache_line":
-        os.environ["PMEM2_FORCE_GRANULARITY"] = "CACHE_LINE"
+    force_granularity(args)
     facts = machine()
     load_before = loadavg()
     if args.huge_tmpfs:
