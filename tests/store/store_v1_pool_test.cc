@@ -1,0 +1,120 @@
+// A pool written by a version 1 build (tests/store/data/pool-v1.gz, made
+// by make_pool_v1.sh) opens, reads back what that build wrote, takes
+// writes and reopens: pools made before a format change keep working.
+#include <cstdlib>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "pmstore/store.h"
+#include "store_test_util.h"
+#include "support/temp_dir.h"
+
+namespace pmstore {
+namespace {
+
+using testing::OpenOrDie;
+using testing::ValueFor;
+
+constexpr int kSmallKeys = 3000;
+
+std::string SmallKey(int i) {
+  char key[16];
+  std::snprintf(key, sizeof(key), "key-%05d", i);
+  return key;
+}
+size_t SmallSize(int i) { return 20 + (i * 37) % 900; }
+bool Deleted(int i) { return i % 7 == 3; }
+
+// The fixture, unpacked into a fresh temp dir.
+std::string UnpackFixture(const TempDir& dir) {
+  const std::string pool = dir.path() + "/pool-v1";
+  const std::string command =
+      "gzip -dc '" PMSTORE_TEST_DATA_DIR "/pool-v1.gz' > '" + pool + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return pool;
+}
+
+void ExpectFixtureContent(Store& store, int skip_from = kSmallKeys) {
+  std::string value;
+  for (int i = 0; i < skip_from; ++i) {
+    const absl::Status status = store.Get(ReadOptions(), SmallKey(i), &value);
+    if (Deleted(i)) {
+      EXPECT_TRUE(absl::IsNotFound(status)) << SmallKey(i) << ": " << status;
+    } else {
+      ASSERT_TRUE(status.ok()) << SmallKey(i) << ": " << status;
+      EXPECT_EQ(value, ValueFor(i, SmallSize(i))) << SmallKey(i);
+    }
+  }
+  ASSERT_TRUE(store.Get(ReadOptions(), "large-1", &value).ok());
+  EXPECT_EQ(value, ValueFor(1, (5 << 20) / 4));
+  ASSERT_TRUE(store.Get(ReadOptions(), "large-2", &value).ok());
+  EXPECT_EQ(value, ValueFor(2, (3 << 20) + 5));
+}
+
+TEST(StoreV1PoolTest, OpensAndReadsWhatAVersion1BuildWrote) {
+  TempDir dir;
+  const std::string pool = UnpackFixture(dir);
+  auto report = Store::Check(pool);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->clean()) << report->problems.front();
+  EXPECT_EQ(report->keys, 2573u);
+
+  Options options;
+  auto store = OpenOrDie(pool, options);
+  ASSERT_NE(store, nullptr);
+  ExpectFixtureContent(*store);
+  EXPECT_EQ(store->GetStats().keys, 2573u);
+}
+
+TEST(StoreV1PoolTest, TakesWritesAndReopens) {
+  TempDir dir;
+  const std::string pool = UnpackFixture(dir);
+  Options options;
+  {
+    auto store = OpenOrDie(pool, options);
+    ASSERT_NE(store, nullptr);
+    // New keys between and after the old ones, overwrites, deletes, and
+    // values of every size class.
+    for (int i = 0; i < 2000; ++i) {
+      ASSERT_TRUE(store->Put(WriteOptions(), SmallKey(i) + "-new", ValueFor(i + 7, 10 + i % 300)).ok());
+    }
+    for (int i = kSmallKeys - 500; i < kSmallKeys; ++i) {
+      ASSERT_TRUE(store->Delete(WriteOptions(), SmallKey(i)).ok());
+    }
+    ASSERT_TRUE(store->Put(WriteOptions(), "large-3", ValueFor(3, (3 << 20) / 2)).ok());
+    ASSERT_TRUE(store->Put(WriteOptions(), "large-1", ValueFor(4, (5 << 20) / 2)).ok());
+    ASSERT_TRUE(store->Close().ok());
+  }
+  auto report = Store::Check(pool);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->clean()) << report->problems.front();
+
+  auto store = OpenOrDie(pool, options);
+  ASSERT_NE(store, nullptr);
+  std::string value;
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_TRUE(store->Get(ReadOptions(), SmallKey(i) + "-new", &value).ok()) << i;
+    EXPECT_EQ(value, ValueFor(i + 7, 10 + i % 300));
+  }
+  for (int i = kSmallKeys - 500; i < kSmallKeys; ++i) {
+    EXPECT_TRUE(absl::IsNotFound(store->Get(ReadOptions(), SmallKey(i), &value))) << i;
+  }
+  for (int i = 0; i < kSmallKeys - 500; ++i) {
+    const absl::Status status = store->Get(ReadOptions(), SmallKey(i), &value);
+    if (Deleted(i)) {
+      EXPECT_TRUE(absl::IsNotFound(status)) << i;
+    } else {
+      ASSERT_TRUE(status.ok()) << i << ": " << status;
+      EXPECT_EQ(value, ValueFor(i, SmallSize(i))) << i;
+    }
+  }
+  ASSERT_TRUE(store->Get(ReadOptions(), "large-1", &value).ok());
+  EXPECT_EQ(value, ValueFor(4, (5 << 20) / 2));
+  ASSERT_TRUE(store->Get(ReadOptions(), "large-2", &value).ok());
+  EXPECT_EQ(value, ValueFor(2, (3 << 20) + 5));
+  ASSERT_TRUE(store->Get(ReadOptions(), "large-3", &value).ok());
+  EXPECT_EQ(value, ValueFor(3, (3 << 20) / 2));
+}
+
+}  // namespace
+}  // namespace pmstore
