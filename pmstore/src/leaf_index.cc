@@ -12,6 +12,7 @@
 #endif
 
 #include "absl/strings/str_cat.h"
+#include "pmstore/base/status_macros.h"
 #include "pmstore/src/record.h"
 
 namespace pmstore::internal {
@@ -44,48 +45,95 @@ uint64_t MatchBytes64(const void* bytes, uint8_t value) {
 
 void LeafIndex::UseImage(const SeparatorImage& image) {
   separators_.Clear();
+  unchecked_.clear();
+  edits_.clear();
   edited_ = false;
   image_ = image;
   checked_ = std::make_unique<std::atomic<uint8_t>[]>(image.count());
 }
 
-uint64_t LeafIndex::CheckedImageLeaf(uint64_t i) const {
+bool LeafIndex::Checked(uint64_t i, uint64_t offset, uint64_t next) const {
   uint8_t state = checked_[i].load(std::memory_order_relaxed);
-  const uint64_t offset = image_.LeafAt(i);
   if (state == 0) {
     const uint64_t length = pool_->length();
     bool sound = offset >= heap_offset_ && offset % kUnitSize == 0 && offset <= length - kLeafBytes;
     if (sound) {
       const Leaf& leaf = *LeafAt(offset);
       const LeafHeader& h = leaf.header;
-      sound = h.count <= kLeafSlots && h.next == (i + 1 < image_.count() ? image_.LeafAt(i + 1) : 0);
+      sound = h.count <= kLeafSlots && h.next == next;
       for (int k = 0; sound && k < h.count; ++k) sound = h.perm[k] < kLeafSlots;
       sound = sound && LeafChecksum(h, leaf) == h.checksum;
     }
     state = sound ? 1 : 2;
     checked_[i].store(state, std::memory_order_relaxed);
   }
-  return state == 1 ? offset : 0;
+  return state == 1;
 }
 
-absl::Status LeafIndex::LeaveImage() {
-  if (!on_image()) return absl::OkStatus();
+uint64_t LeafIndex::CheckedImageLeaf(uint64_t i) const {
+  const uint64_t offset = image_.LeafAt(i);
+  return Checked(i, offset, i + 1 < image_.count() ? image_.LeafAt(i + 1) : 0) ? offset : 0;
+}
+
+uint64_t LeafIndex::CheckedLeaf(SeparatorMap::const_iterator it) const {
+  const uint64_t offset = it->second;
+  if (unchecked_.empty()) return offset;
+  const auto found = unchecked_.find(offset);
+  if (found == unchecked_.end()) return offset;
+  // The map's next entry is the committed chain's next leaf: a write that
+  // changes which leaf follows this one changes this leaf's header, and
+  // checks it first.
+  const auto next = std::next(it);
+  return Checked(found->second, offset, next == separators_.end() ? 0 : next->second) ? offset : 0;
+}
+
+absl::Status LeafIndex::CheckBeforeChange(SeparatorMap::const_iterator it) const {
+  if (CheckedLeaf(it) != 0) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat("checksum failure in index leaf at offset ", it->second));
+}
+
+void LeafIndex::LeaveImage() {
+  if (!on_image()) return;
+  // The image's leaves are unchanged since open: each read checked its
+  // leaf against the image's next entry, which the map's order repeats.
+  unchecked_.clear();
   for (uint64_t i = 0; i < image_.count(); ++i) {
-    if (i + 1 < image_.count()) PrefetchLeaf(image_.LeafAt(i + 1));
-    if (CheckedImageLeaf(i) == 0) {
-      return absl::DataLossError(absl::StrCat("checksum failure in index leaf at offset ", image_.LeafAt(i)));
-    }
+    if (checked_[i].load(std::memory_order_relaxed) != 1) unchecked_.emplace(image_.LeafAt(i), i);
   }
   image_.ForEach([this](std::string_view separator, uint64_t leaf) { separators_.Set(separator, leaf); });
   image_ = SeparatorImage();
-  checked_.reset();
-  return absl::OkStatus();
+  if (unchecked_.empty()) checked_.reset();
+}
+
+void LeafIndex::SetSeparator(std::string_view separator, uint64_t leaf) {
+  const auto present = separators_.Find(separator);
+  edits_.push_back({std::string(separator), present == separators_.end() ? 0 : present->second});
+  separators_.Set(separator, leaf);
+}
+
+SeparatorMap::iterator LeafIndex::EraseSeparator(SeparatorMap::iterator it) {
+  edits_.push_back({SeparatorMap::String(it->first), it->second});
+  return separators_.Erase(it);
+}
+
+void LeafIndex::Abandoned() {
+  for (auto edit = edits_.rbegin(); edit != edits_.rend(); ++edit) {
+    if (edit->leaf != 0) {
+      separators_.Set(edit->separator, edit->leaf);
+    } else {
+      separators_.Erase(separators_.Floor(edit->separator));  // the transaction added it
+    }
+  }
+  edits_.clear();
+  edited_ = false;
 }
 
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   separators_.Clear();
   image_ = SeparatorImage();
   checked_.reset();
+  unchecked_.clear();
+  edits_.clear();
   edited_ = false;
   // The chain always has a first leaf: lookups start from it.
   if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");
@@ -260,18 +308,24 @@ void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uin
   }
 }
 
-void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const {
+absl::Status LeafIndex::ScanFrom(std::string_view target,
+                                const std::function<bool(uint64_t record)>& visit) const {
+  const auto damaged = [] {
+    return absl::DataLossError("checksum failure in an index leaf the scan reached (pmstore check names it)");
+  };
   // Records lie where they were allocated, not in key order, so each visit
   // would wait for a miss: they are requested kScanAhead visits early, and
   // the next leaf when a leaf is entered.
   constexpr int kScanAhead = 8;
   uint64_t offset = FindLeaf(target);
-  if (offset == 0) return;  // damaged: the scan ends there
-  // Through the image the next leaf is the next entry's, checked first.
+  if (offset == 0) return damaged();
+  // Through the image the next leaf is the next entry's, checked first;
+  // while some leaves are unchecked, the map's next entry's, the same.
   uint64_t entry = on_image() ? image_.FloorIndex(target) : 0;
+  auto it = on_image() ? separators_.end() : separators_.Floor(target);
   bool found = false;
   int pos = Search(LeafAt(offset)->header, LeafAt(offset)->slots, target, &found);
-  while (offset != 0) {
+  for (;;) {
     const Leaf* leaf = LeafAt(offset);
     const LeafHeader& header = leaf->header;
     const auto record_at = [&](int i) { return leaf->slots[header.perm[i]].record; };
@@ -281,9 +335,20 @@ void LeafIndex::ScanFrom(std::string_view target, const std::function<bool(uint6
     }
     for (; pos < header.count; ++pos) {
       if (pos + kScanAhead < header.count) PrefetchBytes(record_at(pos + kScanAhead), kSmallRecordBytes);
-      if (!visit(record_at(pos))) return;
+      if (!visit(record_at(pos))) return absl::OkStatus();
     }
-    offset = !on_image() ? header.next : ++entry < image_.count() ? CheckedImageLeaf(entry) : 0;
+    // The next leaf, or the end of the scan.
+    if (on_image()) {
+      if (++entry == image_.count()) return absl::OkStatus();
+      offset = CheckedImageLeaf(entry);
+    } else if (!unchecked_.empty()) {
+      if (++it == separators_.end()) return absl::OkStatus();
+      offset = CheckedLeaf(it);
+    } else {
+      offset = header.next;
+      if (offset == 0) return absl::OkStatus();
+    }
+    if (offset == 0) return damaged();
     pos = 0;
   }
 }
@@ -332,6 +397,8 @@ void LeafIndex::LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t
 }
 
 absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf) {
+  // LinkAfter rewrites the previous leaf's header, checksum and all.
+  if (leaf != separators_.begin()) PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(std::prev(leaf)));
   const uint64_t offset = leaf->second;
   const LeafHeader header = LoadHeader(tx, offset);
   std::vector<LeafSlot> entries;
@@ -374,8 +441,9 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
   alloc.FreeUnits(tx, offset, kLeafUnits);
 
   edited_ = true;
+  edits_.push_back({SeparatorMap::String(leaf->first), leaf->second});
   leaf->second = *left;
-  if (two) separators_.Set(RecordKey(base_, pool_->length(), entries[left_count].record), right);
+  if (two) SetSeparator(RecordKey(base_, pool_->length(), entries[left_count].record), right);
   return absl::OkStatus();
 }
 
@@ -386,6 +454,7 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
   const uint64_t prefix2 = KeyPrefix(key, 8);
   for (int attempt = 0; attempt < 3; ++attempt) {
     const auto it = separators_.Floor(key);
+    PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(it));
     const uint64_t offset = it->second;
     LeafHeader header = LoadHeader(tx, offset);
     Leaf* leaf = reinterpret_cast<Leaf*>(base_ + offset);
@@ -425,32 +494,36 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
   return absl::InternalError("index leaf split did not make room");
 }
 
-void LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed) {
+absl::Status LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed) {
   *removed = 0;
   auto it = separators_.Floor(key);
+  PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(it));
   const uint64_t offset = it->second;
   LeafHeader header = LoadHeader(tx, offset);
   const int pos = Find(header, *LeafAt(offset), key);
-  if (pos < 0) return;
+  if (pos < 0) return absl::OkStatus();
+  const bool first = it == separators_.begin();
+  const bool emptied = header.count == 1 && !(first && header.next == 0);
+  if (emptied && !first) PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(std::prev(it)));
   *removed = LeafAt(offset)->slots[header.perm[pos]].record;
   std::memmove(&header.perm[pos], &header.perm[pos + 1], header.count - pos - 1);
   --header.count;
   header.perm[header.count] = 0;
-  const bool first = it == separators_.begin();
-  if (header.count > 0 || (first && header.next == 0)) {
+  if (!emptied) {
     StoreHeader(tx, offset, header);
-    return;
+    return absl::OkStatus();
   }
   // An empty leaf leaves the chain; the first leaf's successor inherits "".
   LinkAfter(tx, it, header.next);
   alloc.FreeUnits(tx, offset, kLeafUnits);
   edited_ = true;
-  auto next = separators_.Erase(it);
+  auto next = EraseSeparator(it);
   if (first) {
     const uint64_t successor = next->second;
-    separators_.Erase(next);
-    separators_.Set("", successor);
+    EraseSeparator(next);
+    SetSeparator("", successor);
   }
+  return absl::OkStatus();
 }
 
 }  // namespace pmstore::internal

@@ -1,11 +1,12 @@
 // The ordered index: a chain of leaves in the pool (format.h) and, in
 // memory, the lowest key of each leaf to find the right one quickly.
 //
-// Only the leaves are persistent; the in-memory map is rebuilt at open by
+// Only the leaves are persistent; the in-memory map is built at open by
 // one walk of the chain (one record read per leaf, about one leaf per 30
-// keys), and after an abandoned commit. After a clean close, open uses the
-// separator image instead (separator_image.h): lookups search it in place
-// until the first write builds the map from it (LeaveImage).
+// keys). After a clean close, open uses the separator image instead
+// (separator_image.h): lookups search it in place until the first write
+// builds the map from it (LeaveImage). An abandoned transaction undoes its
+// own changes to the map (Abandoned), so no walk follows open.
 //
 // Readers (const methods) need the store's read lock; writers its writer
 // lock and a Transaction, through which every change to a committed leaf
@@ -16,8 +17,11 @@
 #include <cstdint>
 #include <memory>
 #include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "pmstore/src/allocator.h"
 #include "pmstore/src/format.h"
@@ -40,9 +44,10 @@ class LeafIndex {
   void UseImage(const SeparatorImage& image);
   bool on_image() const { return !image_.empty(); }
   // Builds the map from the image and stops using it: before the first
-  // change to the index, and before the image is freed. Checks every leaf
-  // that reads have not (DataLoss naming the first that fails).
-  absl::Status LeaveImage();
+  // change to the index, and before the image is freed. Leaves that no
+  // read has checked yet stay unchecked: each is checked at its first use
+  // through the map, by a read or a write, as through the image.
+  void LeaveImage();
   // What Lookup and MultiLookup give for a key whose leaf, found through
   // the image, fails its check (no record lies at offset 1).
   static constexpr uint64_t kDamagedLeaf = 1;
@@ -68,14 +73,17 @@ class LeafIndex {
   void Prefetch(std::string_view key) const { PrefetchLeaf(FindLeaf(key)); }
 
   // Visits records in key order from the first key >= `target` until
-  // `visit` returns false.
-  void ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const;
+  // `visit` returns false. DataLoss when the scan reaches a leaf that
+  // fails its check (the visits before it stand).
+  absl::Status ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const;
 
   // Points `key` at `record`. *replaced: the record it pointed at, or 0.
   absl::Status Upsert(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t record,
                       uint64_t* replaced);
   // Unlinks `key`. *removed: its record, or 0 when absent.
-  void Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed);
+  absl::Status Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed);
+  // Upsert and Remove fail with DataLoss, before changing anything, when
+  // a leaf they would change fails its check.
 
   uint64_t leaves() const { return on_image() ? image_.count() : separators_.size(); }
 
@@ -83,7 +91,15 @@ class LeafIndex {
   // chain) since the last Load or Settle: readers would then find leaves
   // of the transaction not yet committed.
   bool edited() const { return edited_; }
-  void Settle() { edited_ = false; }
+  // The transaction committed: its changes to the map are the index's.
+  void Settle() {
+    edited_ = false;
+    edits_.clear();
+  }
+  // The transaction was abandoned: undoes its changes to the map, newest
+  // first. Its leaf headers changed only in the transaction, and the
+  // leaves it made are space nothing committed refers to.
+  void Abandoned();
 
  private:
   const Leaf* LeafAt(uint64_t offset) const { return reinterpret_cast<const Leaf*>(base_ + offset); }
@@ -110,13 +126,23 @@ class LeafIndex {
   // The leaf for `key`; 0 when it is found through the image and fails
   // its check.
   uint64_t FindLeaf(std::string_view key) const {
-    return on_image() ? CheckedImageLeaf(image_.FloorIndex(key)) : separators_.Floor(key)->second;
+    return on_image() ? CheckedImageLeaf(image_.FloorIndex(key)) : CheckedLeaf(separators_.Floor(key));
   }
   // The walk checked every leaf at open; after an open from the image each
   // is checked the first time it is used instead: in bounds, a sane
-  // permutation, its checksum, and linked to the image's next leaf.
+  // permutation, its checksum, and linked to the next leaf in key order.
   // Image entry i's leaf once checked, or 0 when it fails.
   uint64_t CheckedImageLeaf(uint64_t i) const;
+  // The same for the map's entry `it`, after LeaveImage.
+  uint64_t CheckedLeaf(SeparatorMap::const_iterator it) const;
+  // Whether image entry i's leaf, at `offset`, passes the check (once;
+  // later calls return the first answer).
+  bool Checked(uint64_t i, uint64_t offset, uint64_t next) const;
+  // DataLoss naming the leaf of `it` when it fails its check.
+  absl::Status CheckBeforeChange(SeparatorMap::const_iterator it) const;
+  // The map's changes, recorded for Abandoned.
+  void SetSeparator(std::string_view separator, uint64_t leaf);
+  SeparatorMap::iterator EraseSeparator(SeparatorMap::iterator it);
   LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
   void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
   // Position of `key` in header order by fingerprint, or -1.
@@ -133,10 +159,22 @@ class LeafIndex {
   SeparatorMap separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
   SeparatorImage image_;     // while not empty, the separators, and separators_ is empty
   // Per image entry: 0 unchecked, 1 sound, 2 damaged. Readers set them
-  // (the same answer from any of them: the leaves do not change while the
-  // image is in use).
+  // (the same answer from any of them: a leaf changes only after a write
+  // checked it).
   std::unique_ptr<std::atomic<uint8_t>[]> checked_;
+  // After LeaveImage: the leaves no read had checked, by offset, with
+  // their image entry (index into checked_). Never changed until the next
+  // Load or UseImage, so readers look it up freely. A listed leaf stays
+  // in place until a write, having checked it, frees it.
+  absl::flat_hash_map<uint64_t, uint32_t> unchecked_;
   bool edited_ = false;
+  // What this transaction changed in the map, oldest first: a separator
+  // and the leaf it mapped to before (0: it was absent).
+  struct Edit {
+    std::string separator;
+    uint64_t leaf;
+  };
+  std::vector<Edit> edits_;
 };
 
 }  // namespace pmstore::internal

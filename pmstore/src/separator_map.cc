@@ -68,6 +68,15 @@ std::string_view SeparatorMap::Whole(const Key& key) {
   return key.length_or_long <= kInlineBytes ? std::string_view() : *reinterpret_cast<const std::string*>(key.length_or_long);
 }
 
+std::string SeparatorMap::String(const Key& key) {
+  if (key.length_or_long > kInlineBytes) return *reinterpret_cast<const std::string*>(key.length_or_long);
+  char prefix[kInlineBytes];
+  const uint64_t hi = __builtin_bswap64(key.hi), lo = __builtin_bswap64(key.lo);
+  std::memcpy(prefix, &hi, 8);
+  std::memcpy(prefix + 8, &lo, 8);
+  return std::string(prefix, key.length_or_long);
+}
+
 void SeparatorMap::FreeLong(const Key& key) {
   if (key.length_or_long > kInlineBytes) delete reinterpret_cast<std::string*>(key.length_or_long);
 }

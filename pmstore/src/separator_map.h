@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/container/btree_map.h"
@@ -73,6 +74,8 @@ class SeparatorMap {
   // "", so there is one for every key once the map is not empty.
   iterator Floor(std::string_view key);
   const_iterator Floor(std::string_view key) const;
+  // The entry for exactly `separator`, or end().
+  const_iterator Find(std::string_view separator) const { return map_.find(Probe(separator)); }
   // Removes the entry; returns the one after it.
   iterator Erase(iterator it);
 
@@ -85,6 +88,8 @@ class SeparatorMap {
   // first 16 are hi and lo).
   static uint64_t Length(const Key& key);
   static std::string_view Whole(const Key& key);
+  // The whole separator.
+  static std::string String(const Key& key);
   static constexpr uint64_t kInlineBytes = 16;
   uint64_t size() const { return map_.size(); }
 

@@ -25,7 +25,7 @@ void StoreImpl::EnsureSpaceLoaded() {
 }
 
 absl::Status StoreImpl::DropSeparatorImage() {
-  PMSTORE_RETURN_IF_ERROR(index_.LeaveImage());
+  index_.LeaveImage();
   const uint64_t image = tx_.Read(kImageWord);
   if (image == 0) return absl::OkStatus();
   // A word damaged into naming no run frees nothing.

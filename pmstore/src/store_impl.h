@@ -151,7 +151,7 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   absl::Status WriteOps(const WriteOptions& options, const Op* ops, size_t count);
   absl::Status Stage(const Op* ops, size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   absl::Status StagePut(std::string_view key, std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
-  void StageDelete(std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::Status StageDelete(std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   absl::StatusOr<uint64_t> WriteRecord(std::string_view key, std::string_view value)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   void FreeRecord(uint64_t record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
@@ -196,9 +196,9 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   // the index was opened from one and is unchanged. A full pool closes
   // without one; a persistence failure poisons the store and is returned.
   absl::Status WriteSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  // Before the first change to the index: leaves the image (DataLoss when
-  // a leaf fails its check), and frees it in this transaction when the
-  // root names one.
+  // Before the first change to the index: leaves the image (the leaves
+  // no read has checked are checked when first used), and frees it in
+  // this transaction when the root names one.
   absl::Status DropSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   // After an open from the image, the allocator's view is loaded when
   // first needed (a write, Stats, Check), not by open: it reads every

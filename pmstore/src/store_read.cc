@@ -225,7 +225,7 @@ absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, std::string_view ta
     return !stopped;
   };
   internal::SnapshotList::Merged overlay(snapshots_, snapshot.handle(), target);
-  index_.ScanFrom(target, [&](uint64_t record) {
+  const absl::Status scanned = index_.ScanFrom(target, [&](uint64_t record) {
     internal::RecordView view;
     if (!read(record, &view)) {
       stopped = true;
@@ -245,6 +245,7 @@ absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, std::string_view ta
     stopped = !take(view);
     return !stopped;
   });
+  if (!scanned.ok()) return absl::DataLossError(absl::StrCat(pool_->path, ": ", scanned.message()));
   for (; !stopped && !overlay.done(); overlay.Next()) take_old(overlay.record());
   return status;
 }

@@ -79,7 +79,7 @@ absl::Status StoreImpl::Stage(const Op* ops, size_t count) {
   if (separator_image_ != 0 || index_.on_image()) PMSTORE_RETURN_IF_ERROR(DropSeparatorImage());
   for (size_t i = 0; i < count; ++i) {
     if (ops[i].kind == WriteBatch::OpKind::kDelete) {
-      StageDelete(ops[i].key);
+      PMSTORE_RETURN_IF_ERROR(StageDelete(ops[i].key));
     } else {
       PMSTORE_RETURN_IF_ERROR(StagePut(ops[i].key, ops[i].value));
     }
@@ -136,14 +136,15 @@ absl::Status StoreImpl::StagePut(std::string_view key, std::string_view value) {
   return absl::OkStatus();
 }
 
-void StoreImpl::StageDelete(std::string_view key) {
+absl::Status StoreImpl::StageDelete(std::string_view key) {
   uint64_t removed = 0;
-  index_.Remove(tx_, alloc_, key, &removed);
+  PMSTORE_RETURN_IF_ERROR(index_.Remove(tx_, alloc_, key, &removed));
   if (removed != 0) {
     if (!snapshots_.empty()) snapshots_.WillChange(key, removed);
     FreeRecord(removed);
     --key_delta_;
   }
+  return absl::OkStatus();
 }
 
 void StoreImpl::StageRoot() {
@@ -166,11 +167,7 @@ void StoreImpl::Abandon() {
   tx_.Clear();
   key_delta_ = 0;
   alloc_.Abandoned();
-  // Still on the separator image: leaving it failed, nothing changed.
-  if (index_.on_image()) return;
-  const internal::Root* root = reinterpret_cast<const internal::Root*>(base_ + internal::kRootOffset);
-  absl::Status reloaded = index_.Load(root->head_leaf, pool_->length());
-  (void)reloaded;  // it loaded at open; the leaves have not changed since
+  index_.Abandoned();
 }
 
 absl::Status StoreImpl::MakeRoom(const absl::Status& failure, bool* sync) {

@@ -45,14 +45,7 @@ class StoreSeparatorImageTest : public ::testing::Test {
   // Every key of the model with its value, keys between them absent, and
   // a scan in the model's order.
   void ExpectModel(Store& store) {
-    std::string value;
-    for (const auto& [key, want] : model_) {
-      ASSERT_TRUE(store.Get(key, &value).ok()) << key;
-      ASSERT_EQ(value, want) << key;
-      EXPECT_TRUE(absl::IsNotFound(store.Get(key + "~", &value))) << key;
-    }
-    EXPECT_TRUE(absl::IsNotFound(store.Get("", &value)));
-    EXPECT_TRUE(absl::IsNotFound(store.Get("zzz", &value)));
+    ExpectPointReads(store);
     auto it = store.NewIterator(ReadOptions(), {});
     auto want = model_.begin();
     for (it->SeekToFirst(); it->Valid(); it->Next(), ++want) {
@@ -61,6 +54,23 @@ class StoreSeparatorImageTest : public ::testing::Test {
     }
     EXPECT_EQ(want, model_.end());
     EXPECT_TRUE(it->status().ok());
+  }
+  void ExpectPointReads(Store& store) {
+    std::string value;
+    for (const auto& [key, want] : model_) {
+      ASSERT_TRUE(store.Get(key, &value).ok()) << key;
+      ASSERT_EQ(value, want) << key;
+      EXPECT_TRUE(absl::IsNotFound(store.Get(key + "~", &value))) << key;
+    }
+    EXPECT_TRUE(absl::IsNotFound(store.Get("", &value)));
+    EXPECT_TRUE(absl::IsNotFound(store.Get("zzz", &value)));
+  }
+  // A scan from the first key stops with DataLoss at a damaged leaf.
+  void ExpectScanStopsAtTheDamage(Store& store) {
+    auto it = store.NewIterator(ReadOptions(), {});
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    }
+    EXPECT_TRUE(absl::IsDataLoss(it->status())) << it->status();
   }
   uint64_t ImageOffset() {
     uint64_t offset = 0;
@@ -84,6 +94,21 @@ class StoreSeparatorImageTest : public ::testing::Test {
               static_cast<ssize_t>(key.size()));
     close(fd);
     return key;
+  }
+  // Flips the checksum word of image entry 5's leaf, after a clean close;
+  // returns the key of that leaf's first entry.
+  std::string DamageFifthLeaf() {
+    internal::SeparatorImageEntry entry;
+    const int fd = open(path_.c_str(), O_RDONLY);
+    EXPECT_EQ(pread(fd, &entry, sizeof(entry),
+                    static_cast<off_t>(ImageOffset() + sizeof(internal::SeparatorImageHeader) + 5 * sizeof(entry))),
+              static_cast<ssize_t>(sizeof(entry)));
+    internal::Leaf leaf;
+    EXPECT_EQ(pread(fd, &leaf, sizeof(leaf), static_cast<off_t>(entry.leaf)), static_cast<ssize_t>(sizeof(leaf)));
+    close(fd);
+    leaf.header.checksum ^= 1;
+    Patch(entry.leaf + offsetof(internal::LeafHeader, checksum), &leaf.header.checksum, 8);
+    return RecordKeyOf(leaf.slots[leaf.header.perm[0]].record);
   }
   // A pool of `keys` keys closed cleanly: it holds an image.
   void MakeClosedPool(uint64_t keys) {
@@ -270,19 +295,7 @@ TEST_F(StoreSeparatorImageTest, ReadersGoOnWhileTheFirstWriteLeavesTheImage) {
 
 TEST_F(StoreSeparatorImageTest, ALeafDamagedAfterTheCloseIsFoundWhenFirstUsed) {
   MakeClosedPool(4000);
-  // Leaf 5 of the image: its checksum word flipped. The open does not read
-  // the leaves; the first read through that leaf, or the first write, does.
-  internal::SeparatorImageEntry entry;
-  const int fd = open(path_.c_str(), O_RDONLY);
-  ASSERT_EQ(pread(fd, &entry, sizeof(entry),
-                  static_cast<off_t>(ImageOffset() + sizeof(internal::SeparatorImageHeader) + 5 * sizeof(entry))),
-            static_cast<ssize_t>(sizeof(entry)));
-  internal::Leaf leaf;
-  ASSERT_EQ(pread(fd, &leaf, sizeof(leaf), static_cast<off_t>(entry.leaf)), static_cast<ssize_t>(sizeof(leaf)));
-  close(fd);
-  const std::string damaged_key(RecordKeyOf(leaf.slots[leaf.header.perm[0]].record));
-  leaf.header.checksum ^= 1;
-  Patch(entry.leaf + offsetof(internal::LeafHeader, checksum), &leaf.header.checksum, 8);
+  const std::string damaged_key = DamageFifthLeaf();
   auto store = OpenOrDie(path_, Options());
   ASSERT_TRUE(store->GetStats().opened_from_separator_image);
   std::string value;
@@ -291,10 +304,61 @@ TEST_F(StoreSeparatorImageTest, ALeafDamagedAfterTheCloseIsFoundWhenFirstUsed) {
   EXPECT_TRUE(absl::IsDataLoss(store->Contains(damaged_key).status()));
   ASSERT_TRUE(store->Get(KeyFor(0), &value).ok());
   EXPECT_EQ(value, model_[KeyFor(0)]);
-  const absl::Status put = store->Put(KeyFor(0), "new");
+  // The first write leaves the image without checking every leaf: writes
+  // through sound leaves go on, and only the damaged one refuses them.
+  ASSERT_TRUE(store->Put(KeyFor(0), "new").ok());
+  model_[KeyFor(0)] = "new";
+  const absl::Status put = store->Put(damaged_key, "new");
   EXPECT_TRUE(absl::IsDataLoss(put)) << put;
+  const absl::Status del = store->Delete(damaged_key);
+  EXPECT_TRUE(absl::IsDataLoss(del)) << del;
+  EXPECT_TRUE(absl::IsDataLoss(store->Get(damaged_key, &value)));
   ASSERT_TRUE(store->Get(KeyFor(0), &value).ok());
-  EXPECT_EQ(value, model_[KeyFor(0)]) << "the refused write changed nothing";
+  EXPECT_EQ(value, "new");
+  ExpectScanStopsAtTheDamage(*store);
+  ASSERT_TRUE(store->Close().ok());
+  auto report = Store::Check(path_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_FALSE(report->clean());
+  EXPECT_NE(report->problems.front().find("checksum"), std::string::npos) << report->problems.front();
+}
+
+TEST_F(StoreSeparatorImageTest, ABatchRefusedByADamagedLeafChangesNothing) {
+  MakeClosedPool(4000);
+  const std::string damaged_key = DamageFifthLeaf();
+  auto store = OpenOrDie(path_, Options());
+  ASSERT_TRUE(store->GetStats().opened_from_separator_image);
+  // Enough new keys after the last one to split the last leaf and add
+  // separators first, then a delete in the damaged leaf: the batch is
+  // refused whole, and the index forgets the separators it had added
+  // (LeafIndex::Abandoned).
+  const auto late_key = [](uint64_t i) { return "zz/" + std::to_string(1000 + i); };
+  WriteBatch batch;
+  for (uint64_t i = 0; i < 300; ++i) batch.Put(late_key(i), ValueFor(i, 30));
+  batch.Delete(KeyFor(0));
+  batch.Delete(damaged_key);
+  const absl::Status refused = store->Write(WriteOptions(), batch);
+  EXPECT_TRUE(absl::IsDataLoss(refused)) << refused;
+  std::string value;
+  for (uint64_t i = 0; i < 300; ++i) ASSERT_TRUE(absl::IsNotFound(store->Get(late_key(i), &value))) << i;
+  EXPECT_TRUE(absl::IsDataLoss(store->Get(damaged_key, &value)));
+  // The damaged leaf's keys are unreadable; all others read back.
+  for (auto it = model_.begin(); it != model_.end();) {
+    std::string ignored;
+    it = absl::IsDataLoss(store->Get(it->first, &ignored)) ? model_.erase(it) : std::next(it);
+  }
+  ExpectPointReads(*store);
+  ExpectScanStopsAtTheDamage(*store);
+  // Later writes build on the index as the last commit left it.
+  for (uint64_t i = 0; i < 300; ++i) {
+    ASSERT_TRUE(store->Put(late_key(i), ValueFor(i, 30)).ok());
+    model_[late_key(i)] = ValueFor(i, 30);
+  }
+  ExpectPointReads(*store);
+  ASSERT_TRUE(store->Close().ok());
+  store = OpenOrDie(path_, Options());
+  ExpectPointReads(*store);
+  ExpectScanStopsAtTheDamage(*store);
 }
 
 TEST_F(StoreSeparatorImageTest, APoolWithNoFreeChunkClosesWithoutAnImage) {
