@@ -2,12 +2,17 @@
 // the API: small records take no space outside their leaf, and a cell
 // whose record was replaced or removed is not written again while a pin,
 // a snapshot or an unsynced run may still read it.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "pmstore/snapshot.h"
+#include "pmstore/src/format.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
 
@@ -128,6 +133,49 @@ TEST_F(StoreCellsTest, UnsyncedOverwritesInCellsReopen) {
     ASSERT_TRUE(store->Get(absl::StrCat("key-", i), &value).ok());
     EXPECT_EQ(value, ValueFor(4900 + i, 100));
   }
+}
+
+TEST_F(StoreCellsTest, CheckFindsASlotNamingAnotherSlotsCell) {
+  {
+    auto store = OpenOrDie(path_, SmallPool());
+    ASSERT_TRUE(store->Put("k", ValueFor(1, 100)).ok());
+  }
+  // Move k's record to the cell of another (free) slot and point k's slot
+  // there, with the leaf checksum made to match: only the cell rule is broken.
+  const int fd = open(path_.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  internal::Superblock sb;
+  ASSERT_EQ(pread(fd, &sb, sizeof(sb), 0), static_cast<ssize_t>(sizeof(sb)));
+  ASSERT_EQ(sb.leaf_cell_bytes, internal::kLeafCellBytes);
+  const uint64_t leaf = sb.heap_offset + internal::kBitmapUnits * internal::kUnitSize;
+  const internal::LeafGeometry geometry = internal::LeafGeometry::Of(sb);
+  std::string bytes(geometry.bytes(), '\0');
+  ASSERT_EQ(pread(fd, bytes.data(), bytes.size(), static_cast<off_t>(leaf)), static_cast<ssize_t>(bytes.size()));
+  auto* image = reinterpret_cast<internal::Leaf*>(bytes.data());
+  ASSERT_EQ(image->header.count, 1);
+  const int home = image->header.perm[0];
+  ASSERT_EQ(home, internal::HomeSlot(internal::KeyHash("k")));
+  ASSERT_EQ(image->slots[home].record, geometry.CellOffset(leaf, home));
+  const int other = (home + 5) % internal::kLeafSlots;
+  std::memcpy(bytes.data() + (geometry.CellOffset(leaf, other) - leaf),
+              bytes.data() + (geometry.CellOffset(leaf, home) - leaf), geometry.cell_bytes);
+  image->slots[home].record = geometry.CellOffset(leaf, other);
+  image->header.checksum = internal::LeafChecksum(image->header, *image);
+  ASSERT_EQ(pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(leaf)), static_cast<ssize_t>(bytes.size()));
+  // No commit to replay (it would write the old header back): the closed
+  // pool holds every commit applied.
+  const char no_commit[sizeof(internal::LogHeader)] = {};
+  for (uint64_t slot = 0; slot < 2; ++slot) {
+    const off_t at = static_cast<off_t>(internal::kLogOffset + slot * internal::kLogSlotSize);
+    ASSERT_EQ(pwrite(fd, no_commit, sizeof(no_commit), at), static_cast<ssize_t>(sizeof(no_commit)));
+  }
+  close(fd);
+
+  auto report = Store::Check(path_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_FALSE(report->clean());
+  EXPECT_NE(report->problems.front().find("inside the leaf but not its own cell"), std::string::npos)
+      << report->problems.front();
 }
 
 }  // namespace
