@@ -358,7 +358,11 @@ void LeafIndex::WriteSmallRecord(Transaction& tx, uint64_t at, bool cell, std::s
   tx.Verify(kVerifyRecord, at, checksum);
 }
 
-void LeafIndex::HoldCell(uint64_t leaf, int slot) {
+void LeafIndex::HoldCell(Transaction& tx, uint64_t leaf, int slot) {
+  // A record this transaction wrote there and unlinks again is not to be
+  // verified at recovery: once this commit is in, the cell may be reused
+  // while its log record is still one of the last two.
+  tx.DropWritesInto(geometry_.CellOffset(leaf, slot), geometry_.cell_bytes);
   held_cells_[leaf] |= 1ull << slot;
   held_pending_.push_back(HeldCell{0, leaf, slot});
 }
@@ -536,7 +540,7 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
       const uint8_t old_slot = header.perm[pos];
       replaced->record = leaf->slots[old_slot].record;
       replaced->in_cell = geometry_.InCell(offset, old_slot, replaced->record);
-      if (replaced->in_cell) HoldCell(offset, old_slot);
+      if (replaced->in_cell) HoldCell(tx, offset, old_slot);
     } else {
       std::memmove(&header.perm[pos + 1], &header.perm[pos], header.count - pos);
       ++header.count;
@@ -558,7 +562,7 @@ void LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view 
   const uint8_t slot = header.perm[pos];
   removed->record = LeafAt(offset)->slots[slot].record;
   removed->in_cell = geometry_.InCell(offset, slot, removed->record);
-  if (removed->in_cell) HoldCell(offset, slot);
+  if (removed->in_cell) HoldCell(tx, offset, slot);
   std::memmove(&header.perm[pos], &header.perm[pos + 1], header.count - pos - 1);
   --header.count;
   header.perm[header.count] = 0;

@@ -173,8 +173,8 @@ class LeafIndex {
   // false: out of line) for this transaction to flush and verify.
   void WriteSmallRecord(Transaction& tx, uint64_t at, bool cell, std::string_view key, std::string_view value);
   // Keeps the cell of `slot` in the leaf at `leaf` from reuse (its record
-  // was unlinked by the open transaction).
-  void HoldCell(uint64_t leaf, int slot);
+  // was unlinked by the open transaction `tx`).
+  void HoldCell(Transaction& tx, uint64_t leaf, int slot);
   absl::Status Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf);
   void LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t next);
 
