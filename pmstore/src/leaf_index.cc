@@ -412,21 +412,26 @@ void LeafIndex::LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t
   StoreHeader(tx, prev, header);
 }
 
-absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf) {
+absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf,
+                              std::string_view key, bool append) {
   const uint64_t offset = leaf->second;
-  const LeafHeader header = LoadHeader(tx, offset);
+  LeafHeader header = LoadHeader(tx, offset);
   struct Entry {
     LeafSlot slot;
     uint8_t fingerprint;
     int home;      // the slot it takes in a new leaf, or the first free after it
     bool in_cell;  // its record lies in its cell, and moves with it
   };
+  // An append keeps the leaf and moves only its last kAppendSpare entries
+  // to the new one, so that the full leaf still has free slots for
+  // overwrites (each takes a free slot).
+  const int moved_from = append ? std::max(0, header.count - kAppendSpare) : 0;
   std::vector<Entry> entries;
   for (int i = 0; i < header.count; ++i) {
     const uint8_t s = header.perm[i];
     const LeafSlot& slot = LeafAt(offset)->slots[s];
     Entry e{slot, LeafAt(offset)->fingerprints[s], 0, geometry_.InCell(offset, s, slot.record)};
-    if (geometry_.cells()) e.home = HomeSlot(KeyHash(RecordKey(base_, pool_->length(), slot.record)));
+    if (geometry_.cells() && i >= moved_from) e.home = HomeSlot(KeyHash(RecordKey(base_, pool_->length(), slot.record)));
     entries.push_back(e);
   }
   const size_t left_count = entries.size() >= 2 ? entries.size() / 2 : entries.size();
@@ -467,6 +472,26 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
     tx.WroteInPlace(at, sizeof(image));
     tx.Verify(kVerifyLeaf, at, image.header.checksum);
   };
+  if (append) {
+    auto after = alloc.AllocUnits(tx, geometry_.units);
+    if (!after.ok()) return after.status();
+    write_leaf(*after, moved_from, entries.size(), 0);
+    // The moved entries' old cells are unlinked by this commit.
+    for (int i = moved_from; i < header.count; ++i) {
+      if (entries[i].in_cell) HoldCell(tx, offset, header.perm[i]);
+      header.perm[i] = 0;
+    }
+    header.count = static_cast<uint8_t>(moved_from);
+    header.next = *after;
+    StoreHeader(tx, offset, header);
+    edited_ = true;
+    // With nothing moved, the key (which goes in next) is the new leaf's first.
+    separators_.Set(moved_from < static_cast<int>(entries.size())
+                        ? RecordKey(base_, pool_->length(), entries[moved_from].slot.record)
+                        : key,
+                    *after);
+    return absl::OkStatus();
+  }
   auto left = alloc.AllocUnits(tx, geometry_.units);
   if (!left.ok()) return left.status();
   uint64_t right = 0;
@@ -512,7 +537,8 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
     bool in_cell = small && slot >= 0;
     if (slot < 0 && small) slot = FreeSlot(tx, offset, header, home, false);
     if (slot < 0) {
-      absl::Status split = Split(tx, alloc, it);
+      const bool append = !found && pos == header.count && header.next == 0;
+      absl::Status split = Split(tx, alloc, it, key, append);
       if (!split.ok()) return split;
       continue;
     }
