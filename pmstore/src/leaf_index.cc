@@ -412,8 +412,7 @@ void LeafIndex::LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t
   StoreHeader(tx, prev, header);
 }
 
-absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf,
-                              std::string_view key, bool append) {
+absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf, bool append) {
   const uint64_t offset = leaf->second;
   LeafHeader header = LoadHeader(tx, offset);
   struct Entry {
@@ -425,7 +424,7 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
   // An append keeps the leaf and moves only its last kAppendSpare entries
   // to the new one, so that the full leaf still has free slots for
   // overwrites (each takes a free slot).
-  const int moved_from = append ? std::max(0, header.count - kAppendSpare) : 0;
+  const int moved_from = append ? header.count - kAppendSpare : 0;
   std::vector<Entry> entries;
   for (int i = 0; i < header.count; ++i) {
     const uint8_t s = header.perm[i];
@@ -485,11 +484,7 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
     header.next = *after;
     StoreHeader(tx, offset, header);
     edited_ = true;
-    // With nothing moved, the key (which goes in next) is the new leaf's first.
-    separators_.Set(moved_from < static_cast<int>(entries.size())
-                        ? RecordKey(base_, pool_->length(), entries[moved_from].slot.record)
-                        : key,
-                    *after);
+    separators_.Set(RecordKey(base_, pool_->length(), entries[moved_from].slot.record), *after);
     return absl::OkStatus();
   }
   auto left = alloc.AllocUnits(tx, geometry_.units);
@@ -537,8 +532,10 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
     bool in_cell = small && slot >= 0;
     if (slot < 0 && small) slot = FreeSlot(tx, offset, header, home, false);
     if (slot < 0) {
-      const bool append = !found && pos == header.count && header.next == 0;
-      absl::Status split = Split(tx, alloc, it, key, append);
+      // (A leaf is full with few entries only when a batch removed many
+      // that the committed header still names: split it as any other.)
+      const bool append = !found && pos == header.count && header.next == 0 && header.count > kAppendSpare;
+      absl::Status split = Split(tx, alloc, it, append);
       if (!split.ok()) return split;
       continue;
     }

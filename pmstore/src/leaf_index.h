@@ -175,13 +175,12 @@ class LeafIndex {
   // Keeps the cell of `slot` in the leaf at `leaf` from reuse (its record
   // was unlinked by the open transaction `tx`).
   void HoldCell(Transaction& tx, uint64_t leaf, int slot);
-  // Makes room in the full leaf `leaf` for `key`: two new half-full
-  // leaves in its place; or, when `key` goes past the end of the last
-  // leaf (an append, as a sequential load makes), a new leaf after it
-  // that takes its last few entries, so that a sequential load leaves
+  // Makes room in the full leaf `leaf`: two new half-full leaves in its
+  // place; or, for an `append` (a key past the end of the last leaf, as a
+  // sequential load makes), a new leaf after it that takes its last
+  // kAppendSpare entries, so that a sequential load leaves
   // leaves nearly full (cells of free slots are space) and copies little.
-  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf, std::string_view key,
-                     bool append);
+  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf, bool append);
   // Entries an append moves to the new leaf: free slots for overwrites in
   // the leaf it leaves nearly full.
   static constexpr int kAppendSpare = 4;
