@@ -179,6 +179,7 @@ int PrintStats(const std::string& pool, bool json) {
   const Stats s = (*store)->GetStats();
   if (json) {
     nlohmann::json out = {{"path", s.path},
+                          {"format_version", s.format_version},
                           {"keys", s.keys},
                           {"pool_bytes", s.pool_bytes},
                           {"max_pool_bytes", s.max_pool_bytes},
@@ -194,6 +195,7 @@ int PrintStats(const std::string& pool, bool json) {
     return 0;
   }
   std::printf("pool            %s\n", s.path.c_str());
+  std::printf("format version  %u\n", s.format_version);
   std::printf("keys            %llu\n", static_cast<unsigned long long>(s.keys));
   std::printf("size            %s (may grow to %s)\n", base::FormatBytes(s.pool_bytes).c_str(),
               base::FormatBytes(s.max_pool_bytes).c_str());

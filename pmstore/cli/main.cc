@@ -98,6 +98,8 @@ const std::vector<Subcommand>& Subcommands() {
        "renamed to DEST: DEST never names a half-made pool, and a failure (a full disk\n"
        "too) leaves nothing behind. DEST has POOL's size (allocated up front) and\n"
        "maximum size, and holds the keys packed in key order. DEST must not exist.\n"
+       "DEST is in the current pool format: copying a format version 1 pool converts\n"
+       "it (its maximum size is then doubled, for the larger leaves).\n"
        "POOL must not be open in another process (one at a time may open it): to copy\n"
        "a pool a process has open, call Store::CopyTo (C: pmstore_copy_to, Python:\n"
        "store.copy_to) in that process, which goes on writing meanwhile.\n\n"

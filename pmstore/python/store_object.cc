@@ -222,6 +222,7 @@ py::dict PyStore::Stats() {
   const pmstore::Stats stats = WithoutGil([&] { return s.GetStats(); });
   py::dict out;
   out["path"] = stats.path;
+  out["format_version"] = stats.format_version;
   out["keys"] = stats.keys;
   out["pool_bytes"] = stats.pool_bytes;
   out["max_pool_bytes"] = stats.max_pool_bytes;

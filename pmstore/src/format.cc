@@ -15,7 +15,7 @@ uint64_t SeparatorImageHeaderChecksum(const SeparatorImageHeader& header) {
   return Checksum(&header, offsetof(SeparatorImageHeader, checksum));
 }
 
-uint8_t KeyFingerprint(std::string_view key) { return static_cast<uint8_t>(XXH3_64bits(key.data(), key.size())); }
+uint64_t KeyHash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
 
 uint64_t LeafChecksum(const LeafHeader& header, const Leaf& leaf) {
   // next, count, perm[0..count), then the slots and fingerprints in key order.

@@ -21,7 +21,10 @@
 namespace pmstore::internal {
 
 inline constexpr char kMagic[8] = {'P', 'M', 'S', 'T', 'O', 'R', 'E', '\0'};
-inline constexpr uint32_t kFormatVersion = 1;
+// Version 2 (new pools) adds leaf cells; version 1 pools open with their
+// own geometry (LeafGeometry, from the superblock).
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kOldestFormatVersion = 1;
 
 inline constexpr uint64_t kUnitSize = 64;  // allocation unit and cache line
 inline constexpr uint64_t kChunkSize = 2ull << 20;
@@ -48,8 +51,28 @@ struct Superblock {
   uint64_t chunk_table_offset;
   uint64_t max_chunks;  // capacity of the chunk table: the most the pool may grow to
   uint64_t heap_offset;
+  // Bytes of each leaf cell (version 2; a multiple of the unit). Version 1
+  // superblocks lack the field (SuperblockV1); it reads 0 for them.
+  uint64_t leaf_cell_bytes;
   uint64_t checksum;  // XXH3 of every byte before this field
 };
+// The version 1 superblock: the same fields without leaf_cell_bytes.
+struct SuperblockV1 {
+  char magic[8];
+  uint32_t version;
+  uint32_t superblock_size;
+  uint64_t unit_size;
+  uint64_t chunk_size;
+  uint64_t leaf_slots;
+  uint64_t root_offset;
+  uint64_t log_offset;
+  uint64_t log_slot_size;
+  uint64_t chunk_table_offset;
+  uint64_t max_chunks;
+  uint64_t heap_offset;
+  uint64_t checksum;
+};
+static_assert(sizeof(Superblock) == sizeof(SuperblockV1) + 8);
 
 struct Root {
   uint64_t head_leaf;   // offset of the first leaf (never 0)
@@ -204,8 +227,40 @@ struct Leaf {
   uint8_t fingerprints[64];
   LeafSlot slots[kLeafSlots];
 };
+// The slot part of a leaf (all of a version 1 leaf).
 inline constexpr uint64_t kLeafUnits = (sizeof(Leaf) + kUnitSize - 1) / kUnitSize;  // 20
 inline constexpr uint64_t kLeafBytes = kLeafUnits * kUnitSize;
+
+// Version 2: the slot part is followed by one cell per slot. A record
+// that fits (RecordBytes <= cell bytes, never a large one) lies in the
+// cell of the slot that names it, in the ordinary record format, and the
+// slot's `record` is the cell's own offset; bigger records lie out of line
+// as in version 1. 192 bytes hold a 16 B key and a 100 B value (140 B).
+inline constexpr uint64_t kLeafCellBytes = 192;
+// A pool's leaf layout, from its superblock.
+struct LeafGeometry {
+  uint64_t cell_bytes = 0;  // 0: no cells (version 1)
+  uint64_t units = kLeafUnits;
+
+  static LeafGeometry Of(const Superblock& sb) {
+    LeafGeometry g;
+    g.cell_bytes = sb.version >= 2 ? sb.leaf_cell_bytes : 0;
+    g.units = kLeafUnits + kLeafSlots * g.cell_bytes / kUnitSize;
+    return g;
+  }
+  bool cells() const { return cell_bytes != 0; }
+  uint64_t bytes() const { return units * kUnitSize; }
+  uint64_t CellOffset(uint64_t leaf, uint64_t slot) const { return leaf + kLeafBytes + slot * cell_bytes; }
+  // Whether a record of `bytes` (RecordBytes) of a small value fits a cell.
+  bool Fits(uint64_t record_bytes, uint64_t value_len) const {
+    return record_bytes <= cell_bytes && value_len < kLargeValueThreshold;
+  }
+  // Whether `record`, named by slot `slot` of the leaf at `leaf`, lies in
+  // that slot's cell (else it lies out of line).
+  bool InCell(uint64_t leaf, uint64_t slot, uint64_t record) const {
+    return cells() && record == CellOffset(leaf, slot);
+  }
+};
 
 // A record: header, [value offset when large], key, [value when inline].
 inline constexpr uint32_t kRecordLargeValue = 1;
@@ -246,7 +301,12 @@ uint64_t SeparatorImageHeaderChecksum(const SeparatorImageHeader& header);
 // fingerprints) it names, so stale bytes in free slots do not matter.
 // `header` may differ from leaf.header (a transaction's version).
 uint64_t LeafChecksum(const LeafHeader& header, const Leaf& leaf);
-uint8_t KeyFingerprint(std::string_view key);
+// XXH3 of the key: its low byte is the fingerprint, and bits 32 and up
+// choose the key's home slot in a version 2 leaf.
+uint64_t KeyHash(std::string_view key);
+inline uint8_t FingerprintOf(uint64_t hash) { return static_cast<uint8_t>(hash); }
+inline uint8_t KeyFingerprint(std::string_view key) { return FingerprintOf(KeyHash(key)); }
+inline int HomeSlot(uint64_t hash) { return static_cast<int>((hash >> 32) % kLeafSlots); }
 uint64_t LogChecksum(const LogHeader& header, const LogEntry* entries);
 // Writes an empty commit record (no words) with sequence number `seq` into
 // its slot (seq % 2) of the pool at `base`; returns the slot (flush

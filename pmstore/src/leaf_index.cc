@@ -56,7 +56,7 @@ bool LeafIndex::Checked(uint64_t i, uint64_t offset, uint64_t next) const {
   uint8_t state = checked_[i].load(std::memory_order_relaxed);
   if (state == 0) {
     const uint64_t length = pool_->length();
-    bool sound = offset >= heap_offset_ && offset % kUnitSize == 0 && offset <= length - kLeafBytes;
+    bool sound = offset >= heap_offset_ && offset % kUnitSize == 0 && offset <= length - geometry_.bytes();
     if (sound) {
       const Leaf& leaf = *LeafAt(offset);
       const LeafHeader& h = leaf.header;
@@ -126,6 +126,15 @@ void LeafIndex::Abandoned() {
   }
   edits_.clear();
   edited_ = false;
+  // A cell held by the abandoned transaction was not held before it: a
+  // held cell takes no new record, so its slot cannot be freed again.
+  for (const HeldCell& held : held_pending_) {
+    auto it = held_cells_.find(held.leaf);
+    if (it == held_cells_.end()) continue;
+    it->second &= ~(1ull << held.slot);
+    if (it->second == 0) held_cells_.erase(it);
+  }
+  held_pending_.clear();
 }
 
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
@@ -137,12 +146,12 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   edited_ = false;
   // The chain always has a first leaf: lookups start from it.
   if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");
-  const uint64_t max_leaves = length / kLeafBytes;
+  const uint64_t max_leaves = length / geometry_.bytes();
   uint64_t offset = head;
   std::string previous;
   for (uint64_t n = 0; offset != 0; ++n) {
     if (n > max_leaves) return absl::DataLossError("index leaves form a cycle");
-    if (offset < heap_offset_ || offset % kUnitSize != 0 || offset > length - kLeafBytes) {
+    if (offset < heap_offset_ || offset % kUnitSize != 0 || offset > length - geometry_.bytes()) {
       return absl::DataLossError(absl::StrCat("index leaf offset ", offset, " is outside the heap"));
     }
     const Leaf* leaf = LeafAt(offset);
@@ -215,10 +224,10 @@ int LeafIndex::NextNamed(const LeafHeader& header, const Leaf& leaf, const KeyPr
   return -1;
 }
 
-int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const {
+int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view key, uint8_t fingerprint) const {
   // Usually one candidate slot, often none: the header is then scanned
   // once, for that slot, instead of walked entry by entry.
-  uint64_t candidates = Candidates(leaf, KeyFingerprint(key));
+  uint64_t candidates = Candidates(leaf, fingerprint);
   if (candidates == 0) return -1;
   const KeyPrefixes prefixes(key);
   int pos = -1;
@@ -237,15 +246,28 @@ void LeafIndex::PrefetchBytes(uint64_t offset, uint64_t bytes) const {
   for (uint64_t line = 0; line < bytes; line += 64) __builtin_prefetch(base_ + offset + line);
 }
 
+void LeafIndex::PrefetchForKey(uint64_t leaf, uint64_t hash) const {
+  // The fingerprints tell which slot to read only once they arrive; with
+  // the slots requested now, the slot's line is already on its way and a
+  // lookup waits for two misses in the leaf no longer, but one. In a
+  // version 2 leaf the slot is usually the home slot, and its record the
+  // home cell: requested too, a hit there costs that one miss in all.
+  if (!geometry_.cells()) return PrefetchLeaf(leaf);
+  const int home = HomeSlot(hash);
+  PrefetchBytes(leaf, offsetof(Leaf, slots));
+  const uint64_t slot = leaf + offsetof(Leaf, slots) + home * sizeof(LeafSlot);
+  PrefetchBytes(slot, 2 * sizeof(LeafSlot));  // the home slot and the next (a key a slot or two past home)
+  PrefetchBytes(slot + 2 * sizeof(LeafSlot) - 1, 1);
+  PrefetchBytes(geometry_.CellOffset(leaf, home), geometry_.cell_bytes);
+}
+
 uint64_t LeafIndex::Lookup(std::string_view key) const {
   const uint64_t offset = FindLeaf(key);
   if (offset == 0) return kDamagedLeaf;
-  // The fingerprints tell which slot to read only once they arrive; with
-  // the whole leaf requested now, the slot's line is already on its way
-  // and a lookup waits for two misses in the leaf no longer, but one.
-  PrefetchLeaf(offset);
+  const uint64_t hash = KeyHash(key);
+  PrefetchForKey(offset, hash);
   const Leaf* leaf = LeafAt(offset);
-  const int pos = Find(leaf->header, *leaf, key);
+  const int pos = Find(leaf->header, *leaf, key, FingerprintOf(hash));
   return pos >= 0 ? leaf->slots[leaf->header.perm[pos]].record : 0;
 }
 
@@ -261,14 +283,21 @@ void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uin
   // stage overlap across keys, where Lookup waits for each in turn.
   struct Pending {
     uint64_t leaf;
+    uint64_t hash;        // the key's (KeyHash)
     uint64_t candidates;  // slots whose fingerprint matches, not yet tried
     int slot;             // the first candidate the header names, or -1
   };
   Pending pending[kMultiLookupChunk];
-  // 1: the leaf (the separator search), its header and fingerprint lines.
+  // 1: the leaf (the separator search), its header and fingerprint lines
+  // (version 2: with the home slot and cell, PrefetchForKey).
   for (size_t i = 0; i < count; ++i) {
     pending[i].leaf = FindLeaf(keys[i]);
-    PrefetchBytes(pending[i].leaf, offsetof(Leaf, slots));
+    pending[i].hash = KeyHash(keys[i]);
+    if (geometry_.cells() && pending[i].leaf != 0) {
+      PrefetchForKey(pending[i].leaf, pending[i].hash);
+    } else {
+      PrefetchBytes(pending[i].leaf, offsetof(Leaf, slots));
+    }
   }
   // 2: the fingerprints; the line of the first matching slot.
   for (size_t i = 0; i < count; ++i) {
@@ -276,7 +305,7 @@ void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uin
     pending[i].candidates = 0;
     if (pending[i].leaf == 0) continue;  // damaged (CheckedImageLeaf)
     const Leaf& leaf = *LeafAt(pending[i].leaf);
-    pending[i].candidates = Candidates(leaf, KeyFingerprint(keys[i]));
+    pending[i].candidates = Candidates(leaf, FingerprintOf(pending[i].hash));
     if (pending[i].candidates == 0) continue;
     const uint64_t slot_offset =
         pending[i].leaf + offsetof(Leaf, slots) + std::countr_zero(pending[i].candidates) * sizeof(LeafSlot);
@@ -371,7 +400,8 @@ void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header)
   }
 }
 
-int LeafIndex::FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header) const {
+int LeafIndex::FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header, int from,
+                        bool need_cell) const {
   uint64_t used = 0;
   for (int i = 0; i < header.count; ++i) used |= 1ull << header.perm[i];
   if (!tx.IsFresh(offset)) {
@@ -379,10 +409,58 @@ int LeafIndex::FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader
     const LeafHeader& committed = LeafAt(offset)->header;
     for (int i = 0; i < committed.count; ++i) used |= 1ull << committed.perm[i];
   }
-  for (uint64_t s = 0; s < kLeafSlots; ++s) {
+  if (need_cell) {
+    const auto held = held_cells_.find(offset);
+    if (held != held_cells_.end()) used |= held->second;
+  }
+  for (uint64_t n = 0; n < kLeafSlots; ++n) {
+    const uint64_t s = (from + n) % kLeafSlots;
     if ((used & (1ull << s)) == 0) return static_cast<int>(s);
   }
   return -1;
+}
+
+void LeafIndex::WriteSmallRecord(Transaction& tx, uint64_t at, bool cell, std::string_view key,
+                                 std::string_view value) {
+  const uint64_t checksum = EncodeSmallRecord(base_ + at, key, value);
+  const uint64_t bytes = RecordBytes(key.size(), value.size());
+  if (cell) {
+    tx.WroteInCell(at, bytes);
+  } else {
+    tx.WroteInPlace(at, bytes);
+  }
+  tx.Verify(kVerifyRecord, at, checksum);
+}
+
+void LeafIndex::HoldCell(Transaction& tx, uint64_t leaf, int slot) {
+  // A record this transaction wrote there and unlinks again is not to be
+  // verified at recovery: once this commit is in, the cell may be reused
+  // while its log record is still one of the last two.
+  tx.DropWritesInto(geometry_.CellOffset(leaf, slot), geometry_.cell_bytes);
+  held_cells_[leaf] |= 1ull << slot;
+  held_pending_.push_back(HeldCell{0, leaf, slot});
+}
+
+void LeafIndex::Committed(uint64_t seq) {
+  for (HeldCell& held : held_pending_) {
+    held.seq = seq;
+    held_quarantine_.push_back(held);
+  }
+  held_pending_.clear();
+}
+
+void LeafIndex::ReleaseCellsThrough(uint64_t seq) {
+  // A leaf freed meanwhile is in the allocator's quarantine, released by
+  // the same sequence number: its entries go before it can be reused.
+  while (!held_quarantine_.empty() && held_quarantine_.front().seq <= seq) {
+    const HeldCell& held = held_quarantine_.front();
+    auto it = held_cells_.find(held.leaf);
+    if (it != held_cells_.end()) {
+      it->second &= ~(1ull << held.slot);
+      if (it->second == 0) held_cells_.erase(it);
+    }
+    held_quarantine_.pop_front();
+  }
 }
 
 void LeafIndex::LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t next) {
@@ -396,93 +474,163 @@ void LeafIndex::LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t
   StoreHeader(tx, prev, header);
 }
 
-absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf) {
-  // LinkAfter rewrites the previous leaf's header, checksum and all.
-  if (leaf != separators_.begin()) PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(std::prev(leaf)));
+absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf, bool append) {
+  // Replacing the leaf, LinkAfter rewrites the previous leaf's header,
+  // checksum and all.
+  if (!append && leaf != separators_.begin()) PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(std::prev(leaf)));
   const uint64_t offset = leaf->second;
-  const LeafHeader header = LoadHeader(tx, offset);
-  std::vector<LeafSlot> entries;
-  std::vector<uint8_t> fingerprints;
+  LeafHeader header = LoadHeader(tx, offset);
+  struct Entry {
+    LeafSlot slot;
+    uint8_t fingerprint;
+    int home;      // the slot it takes in a new leaf, or the first free after it
+    bool in_cell;  // its record lies in its cell, and moves with it
+  };
+  // An append keeps the leaf and moves only its last kAppendSpare entries
+  // to the new one, so that the full leaf still has free slots for
+  // overwrites (each takes a free slot).
+  const int moved_from = append ? header.count - kAppendSpare : 0;
+  std::vector<Entry> entries;
   for (int i = 0; i < header.count; ++i) {
-    entries.push_back(LeafAt(offset)->slots[header.perm[i]]);
-    fingerprints.push_back(LeafAt(offset)->fingerprints[header.perm[i]]);
+    const uint8_t s = header.perm[i];
+    const LeafSlot& slot = LeafAt(offset)->slots[s];
+    Entry e{slot, LeafAt(offset)->fingerprints[s], 0, geometry_.InCell(offset, s, slot.record)};
+    if (geometry_.cells() && i >= moved_from) e.home = HomeSlot(KeyHash(RecordKey(base_, pool_->length(), slot.record)));
+    entries.push_back(e);
   }
   const size_t left_count = entries.size() >= 2 ? entries.size() / 2 : entries.size();
   const bool two = left_count < entries.size();
 
   // New leaves are written whole, in place: nothing refers to them yet.
+  // Records in cells are copied into the new leaf's cells (the old leaf
+  // goes to the allocator's quarantine, so a pin or snapshot that reads
+  // the old copy keeps it). Version 1 fills slots from 0.
   auto write_leaf = [&](uint64_t at, size_t from, size_t to, uint64_t next) {
     Leaf image;
     std::memset(&image, 0, sizeof(image));
     image.header.next = next;
     image.header.count = static_cast<uint8_t>(to - from);
+    uint64_t used = 0;
     for (size_t i = from; i < to; ++i) {
-      image.slots[i - from] = entries[i];
-      image.fingerprints[i - from] = fingerprints[i];
-      image.header.perm[i - from] = static_cast<uint8_t>(i - from);
+      Entry& e = entries[i];
+      int s = static_cast<int>(i - from);
+      if (geometry_.cells()) {
+        s = e.home;
+        while (used & (1ull << s)) s = (s + 1) % kLeafSlots;
+      }
+      used |= 1ull << s;
+      if (e.in_cell) {
+        const uint64_t cell = geometry_.CellOffset(at, s);
+        std::memcpy(base_ + cell, base_ + e.slot.record, geometry_.cell_bytes);
+        e.slot.record = cell;
+        tx.WroteInCell(cell, geometry_.cell_bytes);
+        tx.Verify(kVerifyRecord, cell, *reinterpret_cast<const uint64_t*>(base_ + cell));
+      }
+      image.slots[s] = e.slot;
+      image.fingerprints[s] = e.fingerprint;
+      image.header.perm[i - from] = static_cast<uint8_t>(s);
     }
     image.header.checksum = LeafChecksum(image.header, image);
     std::memcpy(base_ + at, &image, sizeof(image));
-    tx.MarkFresh(at, kLeafBytes);
+    tx.MarkFresh(at, geometry_.bytes());
     tx.WroteInPlace(at, sizeof(image));
     tx.Verify(kVerifyLeaf, at, image.header.checksum);
   };
-  auto left = alloc.AllocUnits(tx, kLeafUnits);
+  if (append) {
+    auto after = alloc.AllocUnits(tx, geometry_.units);
+    if (!after.ok()) return after.status();
+    write_leaf(*after, moved_from, entries.size(), 0);
+    // The moved entries' old cells are unlinked by this commit.
+    for (int i = moved_from; i < header.count; ++i) {
+      if (entries[i].in_cell) HoldCell(tx, offset, header.perm[i]);
+      header.perm[i] = 0;
+    }
+    header.count = static_cast<uint8_t>(moved_from);
+    header.next = *after;
+    StoreHeader(tx, offset, header);
+    edited_ = true;
+    SetSeparator(RecordKey(base_, pool_->length(), entries[moved_from].slot.record), *after);
+    return absl::OkStatus();
+  }
+  auto left = alloc.AllocUnits(tx, geometry_.units);
   if (!left.ok()) return left.status();
   uint64_t right = 0;
   if (two) {
-    auto r = alloc.AllocUnits(tx, kLeafUnits);
+    auto r = alloc.AllocUnits(tx, geometry_.units);
     if (!r.ok()) return r.status();
     right = *r;
     write_leaf(right, left_count, entries.size(), header.next);
   }
   write_leaf(*left, 0, left_count, two ? right : header.next);
   LinkAfter(tx, leaf, *left);
-  alloc.FreeUnits(tx, offset, kLeafUnits);
+  alloc.FreeUnits(tx, offset, geometry_.units);
 
   edited_ = true;
   edits_.push_back({SeparatorMap::String(leaf->first), leaf->second});
   leaf->second = *left;
-  if (two) SetSeparator(RecordKey(base_, pool_->length(), entries[left_count].record), right);
+  if (two) SetSeparator(RecordKey(base_, pool_->length(), entries[left_count].slot.record), right);
   return absl::OkStatus();
 }
 
-absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t record,
-                               uint64_t* replaced) {
-  *replaced = 0;
+absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::string_view key, NewRecord what,
+                               Unlinked* replaced) {
+  *replaced = Unlinked{};
   const uint64_t prefix = KeyPrefix(key);
   const uint64_t prefix2 = KeyPrefix(key, 8);
+  const uint64_t hash = KeyHash(key);
+  const bool small = what.record == 0;  // written here, into a cell when one is free
+  const int home = geometry_.cells() ? HomeSlot(hash) : 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const auto it = separators_.Floor(key);
     PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(it));
     const uint64_t offset = it->second;
     LeafHeader header = LoadHeader(tx, offset);
     Leaf* leaf = reinterpret_cast<Leaf*>(base_ + offset);
-    int pos = Find(header, *leaf, key);
+    int pos = Find(header, *leaf, key, FingerprintOf(hash));
     const bool found = pos >= 0;
     if (!found) {
       bool equal = false;
       pos = Search(header, leaf->slots, key, &equal);
     }
-    const int slot = FreeSlot(tx, offset, header);
+    // A free slot: no committed header names it, so it is written in
+    // place, and so is its cell (which no pin, snapshot or unsynced run
+    // may still read: FreeSlot passes held cells over).
+    int slot = FreeSlot(tx, offset, header, home, small);
+    bool in_cell = small && slot >= 0;
+    if (slot < 0 && small) slot = FreeSlot(tx, offset, header, home, false);
     if (slot < 0) {
-      absl::Status split = Split(tx, alloc, it);
+      // (A leaf is full with few entries only when a batch removed many
+      // that the committed header still names: split it as any other.)
+      const bool append = !found && pos == header.count && header.next == 0 && header.count > kAppendSpare;
+      absl::Status split = Split(tx, alloc, it, append);
       if (!split.ok()) return split;
       continue;
     }
-    // A free slot: no committed header names it, so it is written in place.
     if (!tx.IsFresh(offset)) {
       absl::Status guarded = tx.BeforeInPlace({{offset, sizeof(LeafHeader)},
                                                {offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot)},
                                                {offset + offsetof(Leaf, fingerprints) + slot, 1}});
       if (!guarded.ok()) return guarded;
     }
+    uint64_t record = what.record;
+    if (in_cell) {
+      record = geometry_.CellOffset(offset, slot);
+      WriteSmallRecord(tx, record, true, key, what.value);
+    } else if (small) {
+      auto out_of_line = alloc.AllocUnits(tx, UnitsFor(RecordBytes(key.size(), what.value.size())));
+      if (!out_of_line.ok()) return out_of_line.status();
+      record = *out_of_line;
+      WriteSmallRecord(tx, record, false, key, what.value);
+    }
     leaf->slots[slot] = LeafSlot{prefix, prefix2, record};
-    leaf->fingerprints[slot] = KeyFingerprint(key);
+    leaf->fingerprints[slot] = FingerprintOf(hash);
     tx.WroteInPlace(offset + offsetof(Leaf, slots) + slot * sizeof(LeafSlot), sizeof(LeafSlot));
     tx.WroteInPlace(offset + offsetof(Leaf, fingerprints) + slot, 1);
     if (found) {
-      *replaced = leaf->slots[header.perm[pos]].record;
+      const uint8_t old_slot = header.perm[pos];
+      replaced->record = leaf->slots[old_slot].record;
+      replaced->in_cell = geometry_.InCell(offset, old_slot, replaced->record);
+      if (replaced->in_cell) HoldCell(tx, offset, old_slot);
     } else {
       std::memmove(&header.perm[pos + 1], &header.perm[pos], header.count - pos);
       ++header.count;
@@ -494,8 +642,8 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
   return absl::InternalError("index leaf split did not make room");
 }
 
-absl::Status LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed) {
-  *removed = 0;
+absl::Status LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, Unlinked* removed) {
+  *removed = Unlinked{};
   auto it = separators_.Floor(key);
   PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(it));
   const uint64_t offset = it->second;
@@ -505,7 +653,10 @@ absl::Status LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::stri
   const bool first = it == separators_.begin();
   const bool emptied = header.count == 1 && !(first && header.next == 0);
   if (emptied && !first) PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(std::prev(it)));
-  *removed = LeafAt(offset)->slots[header.perm[pos]].record;
+  const uint8_t slot = header.perm[pos];
+  removed->record = LeafAt(offset)->slots[slot].record;
+  removed->in_cell = geometry_.InCell(offset, slot, removed->record);
+  if (removed->in_cell) HoldCell(tx, offset, slot);
   std::memmove(&header.perm[pos], &header.perm[pos + 1], header.count - pos - 1);
   --header.count;
   header.perm[header.count] = 0;
@@ -515,7 +666,7 @@ absl::Status LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::stri
   }
   // An empty leaf leaves the chain; the first leaf's successor inherits "".
   LinkAfter(tx, it, header.next);
-  alloc.FreeUnits(tx, offset, kLeafUnits);
+  alloc.FreeUnits(tx, offset, geometry_.units);
   edited_ = true;
   auto next = EraseSeparator(it);
   if (first) {

@@ -8,6 +8,14 @@
 // builds the map from it (LeaveImage). An abandoned transaction undoes its
 // own changes to the map (Abandoned), so no walk follows open.
 //
+// In a version 2 pool (format.h LeafGeometry) a key's slot is chosen
+// from its hash (HomeSlot, or the next free one after it), and a small
+// record lies in that slot's cell: a lookup requests the header, the
+// fingerprints, the home slot and its cell at once, so a hit in its home
+// cell waits for one miss. A cell freed (its record replaced or removed)
+// is kept from reuse, like space the allocator quarantines, until no pin,
+// snapshot or unsynced run may still read it (ReleaseCellsThrough).
+//
 // Readers (const methods) need the store's read lock; writers its writer
 // lock and a Transaction, through which every change to a committed leaf
 // header goes.
@@ -15,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <functional>
 #include <string>
@@ -34,7 +43,10 @@ namespace pmstore::internal {
 
 class LeafIndex {
  public:
-  LeafIndex(char* base, uint64_t heap_offset, const Pool* pool) : base_(base), heap_offset_(heap_offset), pool_(pool) {}
+  LeafIndex(char* base, uint64_t heap_offset, const Pool* pool)
+      : base_(base), heap_offset_(heap_offset), pool_(pool), geometry_(pool->leaf_geometry()) {}
+
+  const LeafGeometry& geometry() const { return geometry_; }
 
   // Walks the chain from `head`, verifying each leaf's checksum and bounds
   // within `length` bytes of pool. DataLoss naming the leaf otherwise.
@@ -77,13 +89,34 @@ class LeafIndex {
   // fails its check (the visits before it stand).
   absl::Status ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const;
 
-  // Points `key` at `record`. *replaced: the record it pointed at, or 0.
-  absl::Status Upsert(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t record,
-                      uint64_t* replaced);
-  // Unlinks `key`. *removed: its record, or 0 when absent.
-  absl::Status Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, uint64_t* removed);
+  // What Upsert points a key at: `record`, written out of line already;
+  // or, when `record` is 0, the record of the key and `value` (which
+  // geometry().Fits), written by Upsert into the cell of the slot it
+  // takes, or out of line when no free slot has a reusable cell.
+  struct NewRecord {
+    uint64_t record = 0;
+    std::string_view value;
+  };
+  // What Upsert or Remove unlinked: its record (0: none), and whether it
+  // lay in a cell. The index keeps such a cell from reuse itself; a record
+  // out of line the caller frees.
+  struct Unlinked {
+    uint64_t record = 0;
+    bool in_cell = false;
+  };
+  absl::Status Upsert(Transaction& tx, SpaceAllocator& alloc, std::string_view key, NewRecord what,
+                      Unlinked* replaced);
+  // Unlinks `key`; *removed is empty when it was absent.
+  absl::Status Remove(Transaction& tx, SpaceAllocator& alloc, std::string_view key, Unlinked* removed);
   // Upsert and Remove fail with DataLoss, before changing anything, when
   // a leaf they would change fails its check.
+
+  // The cell quarantine, driven as the allocator's is: the open
+  // transaction's freed cells belong to commit `seq`, or are forgotten
+  // (Abandoned, below); cells freed by commits <= `seq` may be written
+  // again.
+  void Committed(uint64_t seq);
+  void ReleaseCellsThrough(uint64_t seq);
 
   uint64_t leaves() const { return on_image() ? image_.count() : separators_.size(); }
 
@@ -97,8 +130,9 @@ class LeafIndex {
     edits_.clear();
   }
   // The transaction was abandoned: undoes its changes to the map, newest
-  // first. Its leaf headers changed only in the transaction, and the
-  // leaves it made are space nothing committed refers to.
+  // first, and forgets the cells it freed. Its leaf headers changed only
+  // in the transaction, and the leaves it made are space nothing
+  // committed refers to.
   void Abandoned();
 
  private:
@@ -106,6 +140,10 @@ class LeafIndex {
   // Starts loading [offset, offset + bytes) of the pool into the cache.
   void PrefetchBytes(uint64_t offset, uint64_t bytes) const;
   void PrefetchLeaf(uint64_t offset) const { PrefetchBytes(offset, sizeof(Leaf)); }
+  // What a point lookup of a key with `hash` requests of its leaf at once:
+  // the whole slot part (version 1), or the header and fingerprint lines,
+  // the home slot and the one after it, and the home cell (version 2).
+  void PrefetchForKey(uint64_t leaf, uint64_t hash) const;
   // What a lookup or a scan prefetches of a record: the header, the key
   // and about 130 bytes of value (db_bench's 16 B keys and 100 B values).
   static constexpr uint64_t kSmallRecordBytes = 192;
@@ -146,16 +184,48 @@ class LeafIndex {
   LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
   void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
   // Position of `key` in header order by fingerprint, or -1.
-  int Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const;
+  int Find(const LeafHeader& header, const Leaf& leaf, std::string_view key, uint8_t fingerprint) const;
+  int Find(const LeafHeader& header, const Leaf& leaf, std::string_view key) const {
+    return Find(header, leaf, key, KeyFingerprint(key));
+  }
   // Position of the first key >= key in header order; *found when equal.
   int Search(const LeafHeader& header, const LeafSlot* slots, std::string_view key, bool* found) const;
-  int FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header) const;
-  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf);
+  // A slot no header (the transaction's, nor the committed one) names,
+  // the first from `from` on (wrapping); with `need_cell`, one whose cell
+  // is not held either. -1: none.
+  int FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header, int from, bool need_cell) const;
+  // Writes the record of `key` and `value` at `at` (a cell, or `cell`
+  // false: out of line) for this transaction to flush and verify.
+  void WriteSmallRecord(Transaction& tx, uint64_t at, bool cell, std::string_view key, std::string_view value);
+  // Keeps the cell of `slot` in the leaf at `leaf` from reuse (its record
+  // was unlinked by the open transaction `tx`).
+  void HoldCell(Transaction& tx, uint64_t leaf, int slot);
+  // Makes room in the full leaf `leaf`: two new half-full leaves in its
+  // place; or, for an `append` (a key past the end of the last leaf, as a
+  // sequential load makes), a new leaf after it that takes its last
+  // kAppendSpare entries, so that a sequential load leaves
+  // leaves nearly full (cells of free slots are space) and copies little.
+  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf, bool append);
+  // Entries an append moves to the new leaf: free slots for overwrites in
+  // the leaf it leaves nearly full.
+  static constexpr int kAppendSpare = 4;
   void LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t next);
 
   char* base_;
   uint64_t heap_offset_;
   const Pool* pool_;  // its length bounds reads through slots (RecordKey)
+  const LeafGeometry geometry_;
+  // Cells whose record was unlinked but may still be read: per leaf, a
+  // bit per slot; the open transaction's, then by the commit that freed
+  // them, oldest first.
+  struct HeldCell {
+    uint64_t seq;
+    uint64_t leaf;
+    int slot;
+  };
+  absl::flat_hash_map<uint64_t, uint64_t> held_cells_;
+  std::vector<HeldCell> held_pending_;
+  std::deque<HeldCell> held_quarantine_;
   SeparatorMap separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
   SeparatorImage image_;     // while not empty, the separators, and separators_ is empty
   // Per image entry: 0 unchecked, 1 sound, 2 damaged. Readers set them

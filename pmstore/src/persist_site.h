@@ -41,6 +41,7 @@ enum class PersistSite : int {
   kGrowSync,
   // The commit point (StoreImpl::Commit).
   kCommitInPlaceFlush,
+  kCommitCellFlush,  // records written into leaf cells (format version 2)
   kCommitLogFlush,
   kCommitAppliedFlush,
   kCommitDrain,
@@ -74,7 +75,7 @@ inline constexpr const char* kPersistSiteNames[] = {
     "format-magic-flush",    "format-magic-drain",  "replay-flush",        "replay-drain",
     "undo-restore-flush",    "undo-restore-drain",  "run-complete-flush",  "run-complete-drain",
     "run-complete-end-flush", "run-complete-end-drain", "grow-fdatasync",      "commit-in-place-flush",
-    "commit-log-flush",      "commit-applied-flush", "commit-drain",       "run-base-flush",
+    "commit-cell-flush",     "commit-log-flush",      "commit-applied-flush", "commit-drain",       "run-base-flush",
     "run-begin-flush",       "undo-save-flush",     "undo-save-drain",     "unsynced-pages-flush",
     "run-applied-flush",     "run-data-drain",      "run-end-flush",       "run-end-drain",
     "sync-applied-flush",    "sync-drain",          "close-applied-flush", "close-drain",

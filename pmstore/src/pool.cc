@@ -64,18 +64,14 @@ absl::Status LockPool(int fd, const std::string& path) {
   return absl::OkStatus();
 }
 
+// The layout a superblock of a known version describes is one this
+// library can use.
 absl::Status CheckSuperblock(const Superblock& sb, uint64_t file_size, const std::string& path) {
-  if (std::memcmp(sb.magic, kMagic, sizeof(kMagic)) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a pmstore pool (bad magic)"));
-  }
-  if (sb.version != kFormatVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(path, ": unsupported pool format version ", sb.version,
-                                                      " (this library reads version ", kFormatVersion, ")"));
-  }
-  if (sb.checksum != SuperblockChecksum(sb)) {
-    return absl::DataLossError(absl::StrCat(path, ": checksum failure in the superblock"));
-  }
-  if (sb.superblock_size != sizeof(Superblock) || sb.unit_size != kUnitSize || sb.chunk_size != kChunkSize ||
+  const bool cells_ok = sb.version == 1 ? sb.leaf_cell_bytes == 0
+                                        : sb.leaf_cell_bytes >= kUnitSize && sb.leaf_cell_bytes <= 4096 &&
+                                              sb.leaf_cell_bytes % kUnitSize == 0;
+  const uint64_t superblock_size = sb.version == 1 ? sizeof(SuperblockV1) : sizeof(Superblock);
+  if (sb.superblock_size != superblock_size || !cells_ok || sb.unit_size != kUnitSize || sb.chunk_size != kChunkSize ||
       sb.leaf_slots != kLeafSlots || sb.root_offset != kRootOffset || sb.log_offset != kLogOffset ||
       sb.log_slot_size != kLogSlotSize || sb.chunk_table_offset != kChunkTableOffset ||
       sb.max_chunks == 0 || sb.max_chunks > (1ull << 32) || sb.heap_offset != HeapOffset(sb.max_chunks)) {
@@ -88,15 +84,44 @@ absl::Status CheckSuperblock(const Superblock& sb, uint64_t file_size, const std
   return absl::OkStatus();
 }
 
+// The superblock of either version, as a Superblock (leaf_cell_bytes 0 for
+// version 1; its checksum is checked against the layout it was written in).
 absl::StatusOr<Superblock> ReadSuperblock(int fd, uint64_t file_size, const std::string& path) {
-  Superblock sb;
-  if (file_size < sizeof(sb)) {
+  Superblock sb = {};
+  if (file_size < sizeof(SuperblockV1)) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": not a pmstore pool (", file_size, " bytes, shorter than a pool header)"));
   }
-  const ssize_t n = pread(fd, &sb, sizeof(sb), 0);
+  char bytes[sizeof(Superblock)] = {};
+  const ssize_t n = pread(fd, bytes, sizeof(bytes), 0);
   if (n < 0) return base::ErrnoStatus(errno, "pread", path);
-  if (static_cast<size_t>(n) != sizeof(sb)) return absl::DataLossError(absl::StrCat(path, ": short read of the superblock"));
+  if (static_cast<size_t>(n) < sizeof(SuperblockV1)) {
+    return absl::DataLossError(absl::StrCat(path, ": short read of the superblock"));
+  }
+  std::memcpy(&sb, bytes, sizeof(SuperblockV1));  // magic and version lie in the same place in both
+  if (std::memcmp(sb.magic, kMagic, sizeof(kMagic)) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a pmstore pool (bad magic)"));
+  }
+  if (sb.version < kOldestFormatVersion || sb.version > kFormatVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": unsupported pool format version ", sb.version,
+                                                      " (this library reads versions ", kOldestFormatVersion, " to ",
+                                                      kFormatVersion, ")"));
+  }
+  bool checksum_ok;
+  if (sb.version == 1) {
+    SuperblockV1 v1;
+    std::memcpy(&v1, bytes, sizeof(v1));
+    checksum_ok = v1.checksum == Checksum(&v1, offsetof(SuperblockV1, checksum));
+    sb.leaf_cell_bytes = 0;
+    sb.checksum = v1.checksum;
+  } else {
+    if (static_cast<size_t>(n) != sizeof(Superblock)) {
+      return absl::DataLossError(absl::StrCat(path, ": short read of the superblock"));
+    }
+    std::memcpy(&sb, bytes, sizeof(sb));
+    checksum_ok = sb.checksum == SuperblockChecksum(sb);
+  }
+  if (!checksum_ok) return absl::DataLossError(absl::StrCat(path, ": checksum failure in the superblock"));
   PMSTORE_RETURN_IF_ERROR(CheckSuperblock(sb, file_size, path));
   return sb;
 }
@@ -112,7 +137,8 @@ absl::Status Format(Pool& pool, Persister& persister) {
   std::memset(bits, 0, kBitmapWords * 8);
   bits[0] = ~0ull;
   const uint64_t leaf = chunk0 + kBitmapUnits * kUnitSize;
-  bits[1] = (1ull << kLeafUnits) - 1;
+  const LeafGeometry geometry = pool.leaf_geometry();
+  for (uint64_t u = kBitmapUnits; u < kBitmapUnits + geometry.units; ++u) bits[u / 64] |= 1ull << (u % 64);
   Leaf* first = reinterpret_cast<Leaf*>(base + leaf);
   std::memset(first, 0, sizeof(Leaf));
   first->header.checksum = LeafChecksum(first->header, *first);
@@ -185,6 +211,7 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Op
     sb.log_offset = kLogOffset;
     sb.log_slot_size = kLogSlotSize;
     sb.chunk_table_offset = kChunkTableOffset;
+    sb.leaf_cell_bytes = kLeafCellBytes;
     // The chunk table's size moves the heap: size the table for the whole
     // file first (an upper bound), then count the chunks that fit after it.
     const uint64_t total = RoundUp(std::max(max_size, options.initial_size), kChunkSize);

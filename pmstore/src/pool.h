@@ -26,6 +26,7 @@ struct Pool {
 
   char* base() const { return mapping->address(); }
   uint64_t length() const { return mapping->length(); }
+  LeafGeometry leaf_geometry() const { return LeafGeometry::Of(superblock); }
   // Heap chunks the file holds (what growth has added, committed or not).
   uint64_t file_chunks() const;
 };

@@ -48,6 +48,19 @@ inline bool ReadRecord(const char* base, uint64_t length, uint64_t offset, Recor
   return true;
 }
 
+// Writes the record of `key` and a small `value` (below
+// kLargeValueThreshold) at `at`, RecordBytes of them; returns its checksum.
+inline uint64_t EncodeSmallRecord(char* at, std::string_view key, std::string_view value) {
+  const RecordHeader header = {0, static_cast<uint32_t>(key.size()), 0, value.size()};
+  std::memcpy(at, &header, sizeof(header));
+  char* body = at + sizeof(header);
+  if (!key.empty()) std::memcpy(body, key.data(), key.size());  // an empty view's data may be null
+  if (!value.empty()) std::memcpy(body + key.size(), value.data(), value.size());
+  const uint64_t checksum = RecordChecksum(at, nullptr);
+  std::memcpy(at, &checksum, 8);
+  return checksum;
+}
+
 // Key of the record a leaf slot names. The leaf's checksum vouches for
 // the slot, but a pool written by a hostile or buggy writer can carry a
 // valid checksum over a slot that points anywhere: the key is clamped to

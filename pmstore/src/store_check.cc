@@ -19,7 +19,14 @@ class Checker {
  public:
   Checker(const char* base, uint64_t length, const Superblock& sb, uint64_t chunks, uint64_t last_seq,
           CheckReport* report)
-      : base_(base), length_(length), sb_(sb), chunks_(chunks), last_seq_(last_seq), report_(report), reached_(chunks) {
+      : base_(base),
+        length_(length),
+        sb_(sb),
+        geometry_(LeafGeometry::Of(sb)),
+        chunks_(chunks),
+        last_seq_(last_seq),
+        report_(report),
+        reached_(chunks) {
     for (auto& bits : reached_) bits.assign(kBitmapWords, 0);
   }
 
@@ -87,13 +94,13 @@ class Checker {
     std::string previous;
     bool have_previous = false;
     uint64_t offset = head;
-    const uint64_t max_leaves = length_ / kLeafBytes;
+    const uint64_t max_leaves = length_ / geometry_.bytes();
     for (uint64_t n = 0; offset != 0; ++n) {
       if (n > max_leaves) return Problem("index leaves form a cycle");
-      if (offset % kUnitSize != 0 || offset > length_ - kLeafBytes) {
+      if (offset % kUnitSize != 0 || offset > length_ - geometry_.bytes()) {
         return Problem(absl::StrCat("index leaf offset ", offset, " is outside the pool"));
       }
-      if (!Reach(offset, kLeafUnits, "index leaf")) return;
+      if (!Reach(offset, geometry_.units, "index leaf")) return;
       ++report_->leaves;
       const Leaf* leaf = reinterpret_cast<const Leaf*>(base_ + offset);
       const LeafHeader& h = leaf->header;
@@ -131,14 +138,26 @@ class Checker {
         if (KeyFingerprint(view.key) != leaf->fingerprints[h.perm[i]]) {
           Problem(absl::StrCat("stale key fingerprint for record ", slot.record));
         }
-        CheckRecord(slot.record, view);
+        CheckRecord(offset, h.perm[i], slot.record, view);
       }
       offset = h.next;
     }
   }
 
-  void CheckRecord(uint64_t record, const RecordView& view) {
-    if (!Reach(record, view.units, "record")) return;
+  // A record in a leaf cell lies in its own slot's cell, whole, and its
+  // units belong to the leaf; one out of line owns its units.
+  void CheckRecord(uint64_t leaf, int slot, uint64_t record, const RecordView& view) {
+    if (geometry_.cells() && record >= leaf && record < leaf + geometry_.bytes()) {
+      if (!geometry_.InCell(leaf, slot, record)) {
+        return Problem(absl::StrCat("slot ", slot, " of index leaf at offset ", leaf, " names record offset ", record,
+                                    ", inside the leaf but not its own cell"));
+      }
+      if (view.large || view.units * kUnitSize > geometry_.cell_bytes) {
+        return Problem(absl::StrCat("record in the cell at offset ", record, " overruns its cell"));
+      }
+    } else if (!Reach(record, view.units, "record")) {
+      return;
+    }
     const uint64_t stored = *reinterpret_cast<const uint64_t*>(base_ + record);
     if (RecordChecksum(base_ + record, view.large ? view.value.data() : nullptr) != stored) {
       Problem(absl::StrCat("checksum failure in record at offset ", record));
@@ -212,6 +231,7 @@ class Checker {
   const char* base_;
   uint64_t length_;
   Superblock sb_;
+  LeafGeometry geometry_;
   uint64_t chunks_;
   uint64_t last_seq_;
   CheckReport* report_;

@@ -87,6 +87,9 @@ absl::Status StoreImpl::CopyTo(const ReadOptions& options, const std::string& de
   create.error_if_exists = true;
   create.initial_size = geometry.pool_bytes;
   create.max_size = geometry.max_pool_bytes;
+  // A copy of a version 1 pool converts it (doc/FORMAT.md "Versions"): its
+  // leaves carry cells, so the same keys may need more room.
+  if (geometry.format_version < internal::kFormatVersion) create.max_size *= 2;
   create.sync = false;
   const std::string copying = CopyingPath(dest_path);
   PMSTORE_ASSIGN_OR_RETURN(std::unique_ptr<Store> dest, Store::Open(copying, create));

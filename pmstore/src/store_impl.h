@@ -190,6 +190,9 @@ class StoreImpl final : public Store, private internal::InPlaceGuard {
   // The commit reused space is released through: the last commit, or in a
   // run the run's base (what the run frees stays until it ends).
   uint64_t ReleasableThrough(uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Space the allocator and the index (leaf cells) quarantine, freed by
+  // commits <= seq, becomes reusable.
+  void ReleaseSpaceThrough(uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
 
   // --- the separator image (store_image.cc, doc/FORMAT.md "Separator image") ---
   // At a clean close: writes the image of the index and commits it, unless

@@ -257,6 +257,7 @@ Stats StoreImpl::GetStats() {
   internal::SharedGuard lock(&mu_);  // growth changes the mapped length; Close unmaps
   if (closed_) return stats;
   stats.keys = key_count_;
+  stats.format_version = pool_->superblock.version;
   stats.opened_from_separator_image = opened_from_image_;
   stats.pool_bytes = pool_->length();
   stats.max_pool_bytes = pool_->superblock.heap_offset + pool_->superblock.max_chunks * internal::kChunkSize;

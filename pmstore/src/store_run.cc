@@ -92,7 +92,7 @@ void StoreImpl::ForgetRun() {
   unfenced_lines_.clear();  // durable since PersistRun
   undo_.End();
   alloc_.EndRun();
-  alloc_.ReleaseThrough(pins_.ReusableThrough(last_record_.seq));
+  ReleaseSpaceThrough(pins_.ReusableThrough(last_record_.seq));
 }
 
 }  // namespace pmstore

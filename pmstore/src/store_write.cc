@@ -92,24 +92,24 @@ absl::StatusOr<uint64_t> StoreImpl::WriteRecord(std::string_view key, std::strin
   const uint64_t bytes = internal::RecordBytes(key.size(), value.size());
   PMSTORE_ASSIGN_OR_RETURN(const uint64_t record, alloc_.AllocUnits(tx_, internal::UnitsFor(bytes)));
   char* p = base_ + record;
-  internal::RecordHeader header = {0, static_cast<uint32_t>(key.size()), large ? internal::kRecordLargeValue : 0,
-                                   value.size()};
-  std::memcpy(p, &header, sizeof(header));
-  char* body = p + sizeof(header);
-  uint64_t run = 0;
-  if (large) {
-    PMSTORE_ASSIGN_OR_RETURN(run, alloc_.AllocRun(tx_, (value.size() + kChunkSize - 1) / kChunkSize));
+  uint64_t checksum;
+  if (!large) {
+    checksum = internal::EncodeSmallRecord(p, key, value);
+  } else {
+    PMSTORE_ASSIGN_OR_RETURN(const uint64_t run,
+                             alloc_.AllocRun(tx_, (value.size() + kChunkSize - 1) / kChunkSize));
     std::memcpy(base_ + run, value.data(), value.size());
     tx_.WroteInPlace(run, value.size());
-    std::memcpy(body, &run, 8);
-    body += 8;
+    internal::RecordHeader header = {0, static_cast<uint32_t>(key.size()), internal::kRecordLargeValue,
+                                     value.size()};
+    std::memcpy(p, &header, sizeof(header));
+    std::memcpy(p + sizeof(header), &run, 8);
+    if (!key.empty()) std::memcpy(p + sizeof(header) + 8, key.data(), key.size());
+    checksum = internal::RecordChecksum(p, base_ + run);
+    std::memcpy(p, &checksum, 8);
   }
-  if (!key.empty()) std::memcpy(body, key.data(), key.size());  // an empty view's data may be null
-  if (!large && !value.empty()) std::memcpy(body + key.size(), value.data(), value.size());
-  header.checksum = internal::RecordChecksum(p, large ? base_ + run : nullptr);
-  std::memcpy(p, &header.checksum, 8);
   tx_.WroteInPlace(record, bytes);
-  tx_.Verify(internal::kVerifyRecord, record, header.checksum);
+  tx_.Verify(internal::kVerifyRecord, record, checksum);
   return record;
 }
 
@@ -122,26 +122,32 @@ void StoreImpl::FreeRecord(uint64_t record) {
 
 absl::Status StoreImpl::StagePut(std::string_view key, std::string_view value) {
   index_.Prefetch(key);  // the leaf's misses overlap the record's writing
-  PMSTORE_ASSIGN_OR_RETURN(const uint64_t record, WriteRecord(key, value));
-  uint64_t replaced = 0;
+  // A record that fits a leaf cell is written there by the index (format
+  // version 2); any other is written out of line first.
+  internal::LeafIndex::NewRecord record;
+  record.value = value;
+  if (!index_.geometry().Fits(internal::RecordBytes(key.size(), value.size()), value.size())) {
+    PMSTORE_ASSIGN_OR_RETURN(record.record, WriteRecord(key, value));
+  }
+  internal::LeafIndex::Unlinked replaced;
   PMSTORE_RETURN_IF_ERROR(index_.Upsert(tx_, alloc_, key, record, &replaced));
   // A snapshot keeps what the key had (an abandoned commit leaves a
   // pre-image equal to the current record, which reads the same).
-  if (!snapshots_.empty()) snapshots_.WillChange(key, replaced);
-  if (replaced != 0) {
-    FreeRecord(replaced);
-  } else {
+  if (!snapshots_.empty()) snapshots_.WillChange(key, replaced.record);
+  if (replaced.record == 0) {
     ++key_delta_;
+  } else if (!replaced.in_cell) {
+    FreeRecord(replaced.record);
   }
   return absl::OkStatus();
 }
 
 absl::Status StoreImpl::StageDelete(std::string_view key) {
-  uint64_t removed = 0;
+  internal::LeafIndex::Unlinked removed;
   PMSTORE_RETURN_IF_ERROR(index_.Remove(tx_, alloc_, key, &removed));
-  if (removed != 0) {
-    if (!snapshots_.empty()) snapshots_.WillChange(key, removed);
-    FreeRecord(removed);
+  if (removed.record != 0) {
+    if (!snapshots_.empty()) snapshots_.WillChange(key, removed.record);
+    if (!removed.in_cell) FreeRecord(removed.record);
     --key_delta_;
   }
   return absl::OkStatus();
@@ -238,6 +244,7 @@ absl::Status StoreImpl::Commit(bool sync) {
     // still unflushed (unfenced_lines_): the run's end flushes them.
     for (uint64_t line : unfenced_lines_) MarkUnsynced(line, kUnitSize);
     for (const auto& [offset, size] : tx_.in_place()) MarkUnsynced(offset, size);
+    for (const auto& [offset, size] : tx_.in_cells()) MarkUnsynced(offset, size);
     Apply(seq, sync);
     undo_.Applied();
     return absl::OkStatus();
@@ -278,6 +285,9 @@ absl::Status StoreImpl::PersistCommit(char* slot, uint64_t log_bytes) {
   for (const auto& [offset, size] : tx_.in_place()) {
     PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kCommitInPlaceFlush, persister_->Flush(base_ + offset, size)));
   }
+  for (const auto& [offset, size] : tx_.in_cells()) {
+    PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kCommitCellFlush, persister_->Flush(base_ + offset, size)));
+  }
   PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kCommitLogFlush, persister_->Flush(slot, log_bytes)));
   for (uint64_t line : unfenced_lines_) {
     PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kCommitAppliedFlush, persister_->Flush(base_ + line, kUnitSize)));
@@ -317,7 +327,13 @@ void StoreImpl::Apply(uint64_t seq, bool sync) {
   key_delta_ = 0;
   tx_.Clear();
   alloc_.Committed(seq);
-  alloc_.ReleaseThrough(ReleasableThrough(seq));
+  index_.Committed(seq);
+  ReleaseSpaceThrough(ReleasableThrough(seq));
+}
+
+void StoreImpl::ReleaseSpaceThrough(uint64_t seq) {
+  alloc_.ReleaseThrough(seq);
+  index_.ReleaseCellsThrough(seq);
 }
 
 uint64_t StoreImpl::ReleasableThrough(uint64_t seq) {

@@ -19,6 +19,7 @@ void Transaction::Clear() {
   }
   order_.clear();
   in_place_.clear();
+  in_cells_.clear();
   fresh_.clear();
 }
 

@@ -72,6 +72,10 @@ class Transaction {
   // [offset, offset+size) was written in place and must be flushed before
   // the commit is sealed.
   void WroteInPlace(uint64_t offset, uint64_t size) { in_place_.emplace_back(offset, size); }
+  // The same for a record written into a leaf cell (format.h
+  // LeafGeometry), kept apart so that its flush is a persistence site of
+  // its own (persist_site.h).
+  void WroteInCell(uint64_t offset, uint64_t size) { in_cells_.emplace_back(offset, size); }
 
   // Space allocated by this transaction: writes into it go in place.
   void MarkFresh(uint64_t offset, uint64_t size);
@@ -81,12 +85,13 @@ class Transaction {
   // request to verify an object in it, is dropped.
   void DropWritesInto(uint64_t offset, uint64_t size);
 
-  bool empty() const { return order_.empty() && in_place_.empty(); }
+  bool empty() const { return order_.empty() && in_place_.empty() && in_cells_.empty(); }
   size_t logged_words() const { return order_.size(); }
   // The logged writes, in first-write order, into *entries (its capacity
   // is kept from commit to commit: no allocation on the put path).
   void Entries(std::vector<LogEntry>* entries) const;
   const std::vector<std::pair<uint64_t, uint64_t>>& in_place() const { return in_place_; }
+  const std::vector<std::pair<uint64_t, uint64_t>>& in_cells() const { return in_cells_; }
 
   void Clear();
 
@@ -106,6 +111,7 @@ class Transaction {
   std::vector<Slot> table_;      // open addressing, power of two
   std::vector<uint32_t> order_;  // indexes into table_, first-write order
   std::vector<std::pair<uint64_t, uint64_t>> in_place_;
+  std::vector<std::pair<uint64_t, uint64_t>> in_cells_;
   std::vector<std::pair<uint64_t, uint64_t>> fresh_;
 };
 

@@ -223,15 +223,15 @@ TEST_F(DamageTest, HostileFilesFailClearly) {
   // A pool of another format version, with a valid checksum.
   std::string v2 = *image_;
   Superblock other = sb_;
-  other.version = 2;
+  other.version = 3;
   other.checksum = SuperblockChecksum(other);
   std::memcpy(v2.data(), &other, sizeof(other));
-  Try(v2, "format version 2");
+  Try(v2, "format version 3");
   {
     auto store = Store::Open(path(), Options());
     ASSERT_FALSE(store.ok());
     EXPECT_TRUE(absl::IsFailedPrecondition(store.status())) << store.status();
-    EXPECT_NE(store.status().message().find("version 2"), std::string::npos) << store.status();
+    EXPECT_NE(store.status().message().find("version 3"), std::string::npos) << store.status();
   }
 
   // Not regular files.

@@ -147,8 +147,11 @@ TEST_F(StoreErrorsTest, DamagedLeafFailsItsFirstUseAndCheckReportsIt) {
 
 TEST_F(StoreErrorsTest, DamagedValueIsFoundByCheckAndVerifiedReads) {
   MakePool();
-  // The record of "k" follows the first leaf: header, key "k", value "v".
-  const uint64_t record = HeapOffset(path_) + (internal::kBitmapUnits + internal::kLeafUnits) * internal::kUnitSize;
+  // The record of "k" lies in its home cell of the first leaf (format
+  // version 2): header, key "k", value "v".
+  const uint64_t leaf = HeapOffset(path_) + internal::kBitmapUnits * internal::kUnitSize;
+  const uint64_t record = leaf + internal::kLeafBytes +
+                          internal::HomeSlot(internal::KeyHash("k")) * internal::kLeafCellBytes;
   const char flipped = 'w';
   Poke(record + sizeof(internal::RecordHeader) + 1, &flipped, 1);
   auto store = OpenOrDie(path_, Options());

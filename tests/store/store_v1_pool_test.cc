@@ -1,6 +1,8 @@
 // A pool written by a version 1 build (tests/store/data/pool-v1.gz, made
 // by make_pool_v1.sh) opens, reads back what that build wrote, takes
-// writes and reopens: pools made before a format change keep working.
+// writes and reopens as version 1: pools made before a format change keep
+// working. A copy of it is a pool of the current version (doc/FORMAT.md
+// "Versions").
 #include <cstdlib>
 #include <string>
 
@@ -64,6 +66,34 @@ TEST(StoreV1PoolTest, OpensAndReadsWhatAVersion1BuildWrote) {
   ASSERT_NE(store, nullptr);
   ExpectFixtureContent(*store);
   EXPECT_EQ(store->GetStats().keys, 2573u);
+  EXPECT_EQ(store->GetStats().format_version, 1u);
+}
+
+TEST(StoreV1PoolTest, CopyConvertsToTheCurrentVersion) {
+  TempDir dir;
+  const std::string pool = UnpackFixture(dir);
+  const std::string copy = dir.path() + "/pool-v2";
+  {
+    auto store = OpenOrDie(pool, Options());
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->CopyTo(ReadOptions(), copy).ok());
+    EXPECT_EQ(store->GetStats().format_version, 1u) << "the source stays as it was";
+  }
+  auto report = Store::Check(copy);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->clean()) << report->problems.front();
+  EXPECT_EQ(report->keys, 2573u);
+  auto store = OpenOrDie(copy, Options());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->GetStats().format_version, 2u);
+  ExpectFixtureContent(*store);
+  // The converted pool takes writes of every size class like any other.
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(store->Put(WriteOptions(), SmallKey(i), ValueFor(i + 9, i % 400)).ok());
+  std::string value;
+  for (int i = 0; i < 500; ++i) {
+    ASSERT_TRUE(store->Get(ReadOptions(), SmallKey(i), &value).ok()) << i;
+    EXPECT_EQ(value, ValueFor(i + 9, i % 400));
+  }
 }
 
 TEST(StoreV1PoolTest, TakesWritesAndReopens) {
@@ -91,6 +121,7 @@ TEST(StoreV1PoolTest, TakesWritesAndReopens) {
 
   auto store = OpenOrDie(pool, options);
   ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->GetStats().format_version, 1u) << "writes keep a version 1 pool's format";
   std::string value;
   for (int i = 0; i < 2000; ++i) {
     ASSERT_TRUE(store->Get(ReadOptions(), SmallKey(i) + "-new", &value).ok()) << i;

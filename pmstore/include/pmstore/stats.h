@@ -11,6 +11,9 @@ namespace pmstore {
 
 struct Stats {
   std::string path;
+  // The pool's format version (doc/FORMAT.md): 2 for pools this library
+  // creates; 1 for older pools, which `pmstore copy` converts.
+  uint32_t format_version = 0;
   uint64_t keys = 0;
   uint64_t pool_bytes = 0;      // current size of the pool file
   uint64_t max_pool_bytes = 0;  // the size it may grow to
