@@ -68,9 +68,10 @@ absl::Status CheckSuperblock(const Superblock& sb, uint64_t file_size, const std
   if (std::memcmp(sb.magic, kMagic, sizeof(kMagic)) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not a pmstore pool (bad magic)"));
   }
-  if (sb.version != kFormatVersion) {
+  if (sb.version < kOldestFormatVersion || sb.version > kFormatVersion) {
     return absl::FailedPreconditionError(absl::StrCat(path, ": unsupported pool format version ", sb.version,
-                                                      " (this library reads version ", kFormatVersion, ")"));
+                                                      " (this library reads versions ", kOldestFormatVersion, " to ",
+                                                      kFormatVersion, ")"));
   }
   if (sb.checksum != SuperblockChecksum(sb)) {
     return absl::DataLossError(absl::StrCat(path, ": checksum failure in the superblock"));
