@@ -47,10 +47,6 @@ void SpaceAllocator::MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units
   }
 }
 
-namespace {
-
-// Start of `units` (<= 64) free units inside one bitmap word, or -1:
-// bit i of `starts` stays set while bits i..i+units-1 are all free.
 int RunInWord(uint64_t word, uint64_t units) {
   uint64_t starts = ~word;
   for (uint64_t have = 1; have < units && starts != 0;) {
@@ -60,8 +56,6 @@ int RunInWord(uint64_t word, uint64_t units) {
   }
   return starts == 0 ? -1 : std::countr_zero(starts);
 }
-
-}  // namespace
 
 int64_t SpaceAllocator::FindRun(const SmallChunk& chunk, uint64_t units) const {
   if (units <= 64) {

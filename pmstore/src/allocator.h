@@ -26,6 +26,10 @@
 
 namespace pmstore::internal {
 
+// Start of `units` (<= 64) clear bits inside `word`, lowest first, or -1:
+// bit i of `starts` stays set while bits i..i+units-1 are all clear.
+int RunInWord(uint64_t word, uint64_t units);
+
 struct SpaceUsage {
   uint64_t live_bytes = 0;
   uint64_t free_bytes = 0;

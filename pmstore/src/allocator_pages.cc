@@ -18,15 +18,7 @@ namespace {
 constexpr uint32_t kAllPages = ~0u;
 
 // Start of `pages` (<= 32) set bits in `available`, lowest first, or -1.
-int RunOfPages(uint32_t available, uint64_t pages) {
-  uint32_t starts = available;
-  for (uint64_t have = 1; have < pages && starts != 0;) {
-    const uint64_t shift = std::min(have, pages - have);
-    starts &= starts >> shift;
-    have += shift;
-  }
-  return starts == 0 ? -1 : std::countr_zero(starts);
-}
+int RunOfPages(uint32_t available, uint64_t pages) { return RunInWord(~uint64_t{available}, pages); }
 
 }  // namespace
 
