@@ -265,7 +265,7 @@ bool SpaceAllocator::IsRunHead(uint64_t offset) const {
 uint64_t SpaceAllocator::FreeEmptySmallChunks(Transaction& tx) {
   uint64_t freed = 0;
   for (uint64_t c = 0; c < num_chunks(); ++c) {
-    if (chunk_words_[c] == kChunkPages) {  // every page freed (a pool from a crash inside a free)
+    if (chunk_words_[c] == kChunkPages) {  // no page in use (FreePages frees such chunks itself)
       tx.Write(ChunkWordOffset(c), kChunkFree);
       chunk_words_[c] = kChunkFree;
       chunk_busy_[c] = true;

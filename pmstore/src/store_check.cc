@@ -63,11 +63,14 @@ class Checker {
       if (ChunkKind(word) == kChunkLargeHead) {
         const uint64_t run = RunChunks(word);
         const uint64_t tail = RunTailPages(word);
-        bool ok = run > 0 && c + run <= chunks_ && (word >> 48) == 0 && tail <= kPagesPerChunk && (paged() || tail == 0);
+        bool ok = run > 0 && c + run <= chunks_ && (word >> 48) == 0 && tail <= kPagesPerChunk &&
+                  (paged() || tail == 0);
         for (uint64_t i = 1; ok && i < run; ++i) ok = ChunkWord(c + i) == kChunkLargeTail;
         // The tail: the first pages of the page chunk right after the run.
         const uint64_t after = ok && tail > 0 && c + run < chunks_ ? ChunkWord(c + run) : kChunkFree;
-        if (ok && tail > 0) ok = ChunkKind(after) == kChunkPages && (PageBits(after) & PageMask(0, tail)) == PageMask(0, tail);
+        if (ok && tail > 0) {
+          ok = ChunkKind(after) == kChunkPages && (PageBits(after) & PageMask(0, tail)) == PageMask(0, tail);
+        }
         if (!ok) Problem(absl::StrCat("chunk table: bad large run at chunk ", c));
         if (ok) c += run - 1;
       } else if (ChunkKind(word) == kChunkPages && paged() && (word & 0xffffff00ull) == 0) {
@@ -164,7 +167,8 @@ class Checker {
         return false;
       }
       if (reached_pages_[c] & bit) {
-        Problem(absl::StrCat("large value of record ", record, " shares page ", g % kPagesPerChunk, " of chunk ", c));
+        Problem(
+            absl::StrCat("large value of record ", record, " shares page ", g % kPagesPerChunk, " of chunk ", c));
         return false;
       }
       reached_pages_[c] |= bit;
@@ -248,8 +252,12 @@ class Checker {
       if (ChunkKind(word) == kChunkPages && PageBits(word) != reached_pages_[c]) {
         const uint32_t leaked = PageBits(word) & ~reached_pages_[c];
         const uint32_t unmarked = reached_pages_[c] & ~PageBits(word);
-        if (leaked) Problem(absl::StrCat("chunk ", c, ": pages allocated but unreachable from page ", std::countr_zero(leaked)));
-        if (unmarked) Problem(absl::StrCat("chunk ", c, ": reachable pages marked free from page ", std::countr_zero(unmarked)));
+        if (leaked) {
+          Problem(absl::StrCat("chunk ", c, ": pages allocated but unreachable from page ", std::countr_zero(leaked)));
+        }
+        if (unmarked) {
+          Problem(absl::StrCat("chunk ", c, ": reachable pages marked free from page ", std::countr_zero(unmarked)));
+        }
       }
       if (word != kChunkSmall) continue;
       const uint64_t* bits = reinterpret_cast<const uint64_t*>(base_ + ChunkOffset(c));
