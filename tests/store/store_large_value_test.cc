@@ -3,10 +3,12 @@
 // mixed with small values, read back in place, overwritten, deleted,
 // reopened, and checked.
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "pmstore/src/format.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
 
@@ -102,6 +104,63 @@ TEST_F(StoreLargeValueTest, MixedSizesReadBackOverwriteDeleteAndReopen) {
     }
   }
   ExpectHolds(*store, model);
+}
+
+// Reads or writes the 8-byte word at `offset` of the file at `path`.
+uint64_t WordAt(const std::string& path, uint64_t offset) {
+  uint64_t word = 0;
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  EXPECT_NE(file, nullptr);
+  if (file == nullptr) return 0;
+  EXPECT_EQ(std::fseek(file, static_cast<long>(offset), SEEK_SET), 0);
+  EXPECT_EQ(std::fread(&word, 8, 1, file), 1u);
+  std::fclose(file);
+  return word;
+}
+void SetWordAt(const std::string& path, uint64_t offset, uint64_t word) {
+  std::FILE* file = std::fopen(path.c_str(), "r+b");
+  ASSERT_NE(file, nullptr);
+  ASSERT_EQ(std::fseek(file, static_cast<long>(offset), SEEK_SET), 0);
+  ASSERT_EQ(std::fwrite(&word, 8, 1, file), 1u);
+  std::fclose(file);
+}
+bool Reports(const std::string& path, const std::string& problem) {
+  auto report = Store::Check(path);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok()) return false;
+  for (const std::string& line : report->problems) {
+    if (line.find(problem) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_F(StoreLargeValueTest, CheckFindsAPageMarkedForNoValueAndAValuesPageMarkedFree) {
+  {
+    auto store = OpenOrDie(path_, SmallPool(8 * kMiB, 64 * kMiB));
+    ASSERT_TRUE(store->Put("a", ValueFor(1, 3 * kMiB / 2)).ok());  // pages 0-23 of one page chunk
+    // Open replays the last two commits: the edits below must not be in them.
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(store->Put("small" + std::to_string(i), "v").ok());
+    ASSERT_TRUE(store->Close().ok());
+  }
+  auto clean = Store::Check(path_);
+  ASSERT_TRUE(clean.ok() && clean->clean());
+  uint64_t word_offset = 0;
+  for (uint64_t c = 0; c < 4 && word_offset == 0; ++c) {
+    const uint64_t offset = internal::kChunkTableOffset + 8 * c;
+    if (internal::ChunkKind(WordAt(path_, offset)) == internal::kChunkPages) word_offset = offset;
+  }
+  ASSERT_NE(word_offset, 0u) << "no page chunk among the first four chunks";
+  const uint64_t word = WordAt(path_, word_offset);
+  EXPECT_EQ(internal::PageBits(word), internal::PageMask(0, 24));
+
+  SetWordAt(path_, word_offset, word | (uint64_t{1} << 63));  // page 31
+  EXPECT_TRUE(Reports(path_, "pages allocated but unreachable from page 31"));
+  SetWordAt(path_, word_offset, word & ~(uint64_t{1} << 32));  // page 0
+  EXPECT_TRUE(Reports(path_, "reachable pages marked free from page 0"));
+  SetWordAt(path_, word_offset, word);
+  auto restored = Store::Check(path_);
+  ASSERT_TRUE(restored.ok());
+  EXPECT_TRUE(restored->clean()) << restored->problems.front();
 }
 
 // live_bytes over the values' bytes, for a pool of one size class.
