@@ -155,7 +155,7 @@ class SpaceAllocator {
   bool in_run_ = false;
   std::vector<std::unique_ptr<std::array<uint64_t, kBitmapWords>>> run_units_;
   std::vector<bool> run_chunks_;
-  std::vector<uint32_t> run_pages_;
+  std::vector<uint32_t> run_pages_;  // and per page chunk, its pages allocated
 };
 
 }  // namespace pmstore::internal
