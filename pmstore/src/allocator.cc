@@ -11,6 +11,7 @@ namespace pmstore::internal {
 void SpaceAllocator::Load(uint64_t num_chunks) {
   chunk_words_.assign(num_chunks, 0);
   chunk_busy_.assign(num_chunks, false);
+  page_busy_.assign(num_chunks, 0);
   small_.clear();
   small_.resize(num_chunks);
   for (uint64_t c = 0; c < num_chunks; ++c) {
@@ -28,6 +29,9 @@ void SpaceAllocator::Load(uint64_t num_chunks) {
       MarkUnits(*small_[c], (freed.offset - ChunkOffset(c)) / kUnitSize, freed.units, true);
     }
     for (uint64_t i = 0; i < freed.chunks && c + i < num_chunks; ++i) chunk_busy_[c + i] = true;
+    ForEachPageChunk((freed.offset - sb_.heap_offset) / kPageSize, freed.pages, [&](uint64_t chunk, uint32_t mask) {
+      if (chunk < num_chunks) page_busy_[chunk] |= mask;
+    });
   }
   pending_.clear();
   if (current_ >= num_chunks) current_ = 0;
@@ -43,10 +47,6 @@ void SpaceAllocator::MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units
   }
 }
 
-namespace {
-
-// Start of `units` (<= 64) free units inside one bitmap word, or -1:
-// bit i of `starts` stays set while bits i..i+units-1 are all free.
 int RunInWord(uint64_t word, uint64_t units) {
   uint64_t starts = ~word;
   for (uint64_t have = 1; have < units && starts != 0;) {
@@ -56,8 +56,6 @@ int RunInWord(uint64_t word, uint64_t units) {
   }
   return starts == 0 ? -1 : std::countr_zero(starts);
 }
-
-}  // namespace
 
 int64_t SpaceAllocator::FindRun(const SmallChunk& chunk, uint64_t units) const {
   if (units <= 64) {
@@ -128,6 +126,7 @@ absl::Status SpaceAllocator::EnsureChunks(uint64_t chunks) {
   const uint64_t old = num_chunks();
   chunk_words_.resize(*grown, 0);
   chunk_busy_.resize(*grown, false);
+  page_busy_.resize(*grown, 0);
   small_.resize(*grown);
   for (uint64_t c = old; c < *grown; ++c) std::memcpy(&chunk_words_[c], base_ + ChunkWordOffset(c), 8);
   return absl::OkStatus();
@@ -135,7 +134,7 @@ absl::Status SpaceAllocator::EnsureChunks(uint64_t chunks) {
 
 absl::StatusOr<uint64_t> SpaceAllocator::ClaimSmallChunk(Transaction& tx) {
   uint64_t c = 0;
-  while (c < num_chunks() && (chunk_words_[c] != kChunkFree || chunk_busy_[c])) ++c;
+  while (c < num_chunks() && !ChunkAvailable(c)) ++c;
   if (c == num_chunks()) {
     absl::Status grown = EnsureChunks(c + 1);
     if (!grown.ok()) return grown;
@@ -198,12 +197,14 @@ void SpaceAllocator::EndRun() {
   in_run_ = false;
   run_units_.clear();
   run_chunks_.clear();
+  run_pages_.clear();
 }
 
 bool SpaceAllocator::FreshInRun(uint64_t offset) const {
   if (!in_run_ || offset < sb_.heap_offset) return false;
   const uint64_t c = ChunkOf(offset);
   if (c < run_chunks_.size() && run_chunks_[c]) return true;
+  if (c < run_pages_.size() && ((run_pages_[c] >> ((offset - ChunkOffset(c)) / kPageSize)) & 1)) return true;
   if (c >= run_units_.size() || !run_units_[c]) return false;
   const uint64_t unit = (offset - ChunkOffset(c)) / kUnitSize;
   return ((*run_units_[c])[unit / 64] >> (unit % 64)) & 1;
@@ -220,26 +221,21 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chun
   auto find = [&]() -> int64_t {
     uint64_t run = 0;
     for (uint64_t c = 0; c < num_chunks(); ++c) {
-      run = (chunk_words_[c] == kChunkFree && !chunk_busy_[c]) ? run + 1 : 0;
+      run = ChunkAvailable(c) ? run + 1 : 0;
       if (run == chunks) return static_cast<int64_t>(c + 1 - chunks);
     }
     return -1;
   };
   int64_t first = find();
   if (first < 0) {
-    uint64_t trailing = 0;
-    while (trailing < num_chunks() && chunk_words_[num_chunks() - 1 - trailing] == kChunkFree &&
-           !chunk_busy_[num_chunks() - 1 - trailing]) {
-      ++trailing;
-    }
-    absl::Status grown = EnsureChunks(num_chunks() + chunks - trailing);
+    absl::Status grown = EnsureChunks(num_chunks() + chunks - TrailingAvailableChunks());
     if (!grown.ok()) return grown;
     first = find();
     if (first < 0) return absl::ResourceExhaustedError("pool full: no run of free chunks after growth");
   }
   const uint64_t c0 = static_cast<uint64_t>(first);
   for (uint64_t c = c0; c < c0 + chunks; ++c) {
-    chunk_words_[c] = c == c0 ? (kChunkLargeHead | (chunks << 8)) : kChunkLargeTail;
+    chunk_words_[c] = c == c0 ? RunHeadWord(chunks, 0) : kChunkLargeTail;
     tx.Write(ChunkWordOffset(c), chunk_words_[c]);
   }
   tx.MarkFresh(ChunkOffset(c0), chunks * kChunkSize);
@@ -249,6 +245,8 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chun
 void SpaceAllocator::FreeRun(Transaction& tx, uint64_t offset) {
   const uint64_t c0 = ChunkOf(offset);
   const uint64_t chunks = RunChunks(chunk_words_[c0]);
+  const uint64_t tail = RunTailPages(chunk_words_[c0]);
+  if (tail > 0 && c0 + chunks < num_chunks()) FreePages(tx, ChunkOffset(c0 + chunks), tail);
   for (uint64_t c = c0; c < c0 + chunks && c < num_chunks(); ++c) {
     chunk_words_[c] = kChunkFree;
     chunk_busy_[c] = true;
@@ -267,6 +265,14 @@ bool SpaceAllocator::IsRunHead(uint64_t offset) const {
 uint64_t SpaceAllocator::FreeEmptySmallChunks(Transaction& tx) {
   uint64_t freed = 0;
   for (uint64_t c = 0; c < num_chunks(); ++c) {
+    if (chunk_words_[c] == kChunkPages) {  // no page in use (FreePages frees such chunks itself)
+      tx.Write(ChunkWordOffset(c), kChunkFree);
+      chunk_words_[c] = kChunkFree;
+      chunk_busy_[c] = true;
+      pending_.push_back(Freed{0, ChunkOffset(c), 0, 1});
+      ++freed;
+      continue;
+    }
     if (!small_[c] || small_[c]->used != kBitmapUnits) continue;
     tx.Write(ChunkWordOffset(c), kChunkFree);
     tx.DropWritesInto(ChunkOffset(c), kChunkSize);
@@ -296,6 +302,9 @@ void SpaceAllocator::ReleaseOne(const Freed& freed) {
     small_[c]->failed_units = kUnitsPerChunk;
   }
   for (uint64_t i = 0; i < freed.chunks && c + i < num_chunks(); ++i) chunk_busy_[c + i] = false;
+  ForEachPageChunk((freed.offset - sb_.heap_offset) / kPageSize, freed.pages, [&](uint64_t chunk, uint32_t mask) {
+    if (chunk < num_chunks()) page_busy_[chunk] &= ~mask;
+  });
 }
 
 void SpaceAllocator::ReleaseThrough(uint64_t seq) {
@@ -310,6 +319,11 @@ SpaceUsage SpaceAllocator::Usage() const {
   for (uint64_t c = 0; c < num_chunks(); ++c) {
     if (chunk_words_[c] == kChunkFree) {
       usage.free_bytes += kChunkSize;
+    } else if (ChunkKind(chunk_words_[c]) == kChunkPages) {
+      const uint64_t used = std::popcount(PageBits(chunk_words_[c]));
+      usage.live_bytes += used * kPageSize;
+      usage.free_bytes += (kPagesPerChunk - used) * kPageSize;
+      usage.free_in_partial_chunks += (kPagesPerChunk - used) * kPageSize;
     } else if (small_[c]) {
       const uint64_t free_units = kUnitsPerChunk - small_[c]->used;
       usage.free_bytes += free_units * kUnitSize;

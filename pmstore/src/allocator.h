@@ -1,8 +1,11 @@
-// Space in the heap: 64 B units inside small chunks (records, leaves) and
-// runs of whole 2 MiB chunks (large values, 2 MiB aligned).
+// Space in the heap: 64 B units inside small chunks (records, leaves),
+// runs of whole 2 MiB chunks (large values, 2 MiB aligned) and, in version
+// 2 pools, 64 KiB pages of page chunks (values of 1-2 MiB, and the tails
+// of larger values right after their runs; allocator_pages.cc).
 //
-// The pool holds the truth: the chunk table and one bitmap per small chunk,
-// changed only through a Transaction. This class keeps a copy in memory to
+// The pool holds the truth: the chunk table (with each page chunk's page
+// bitmap in its word) and one bitmap per small chunk, changed only through
+// a Transaction. This class keeps a copy in memory to
 // search quickly, where space freed but not yet reusable stays marked
 // (quarantine): until the freeing commit is sealed, and while a pinned
 // reader may still look at it.
@@ -22,6 +25,10 @@
 #include "pmstore/src/transaction.h"
 
 namespace pmstore::internal {
+
+// Start of `units` (<= 64) clear bits inside `word`, lowest first, or -1:
+// bit i of `starts` stays set while bits i..i+units-1 are all clear.
+int RunInWord(uint64_t word, uint64_t units);
 
 struct SpaceUsage {
   uint64_t live_bytes = 0;
@@ -46,14 +53,21 @@ class SpaceAllocator {
   absl::StatusOr<uint64_t> AllocUnits(Transaction& tx, uint64_t units);
   // Offset of a run of `chunks` whole chunks (2 MiB aligned).
   absl::StatusOr<uint64_t> AllocRun(Transaction& tx, uint64_t chunks);
+  // Offset of contiguous space for a large value of `bytes` (LayoutFor:
+  // pages, a run with a tail, or, in a version 1 pool, a run).
+  absl::StatusOr<uint64_t> AllocValue(Transaction& tx, uint64_t bytes);
   void FreeUnits(Transaction& tx, uint64_t offset, uint64_t units);
+  // Frees a run (and its tail pages, which the head word names).
   void FreeRun(Transaction& tx, uint64_t offset);
+  // Frees what AllocValue(tx, bytes) returned as `offset`.
+  void FreeValue(Transaction& tx, uint64_t offset, uint64_t bytes);
   // Whether `offset` is the start of an allocated run (as committed, or
   // allocated by this transaction).
   bool IsRunHead(uint64_t offset) const;
 
   // Returns small chunks that hold nothing (no live or quarantined unit)
-  // to the free state, so large values can use them; how many.
+  // to the free state, so large values can use them; how many. (Page
+  // chunks return to free as their last page is freed.)
   uint64_t FreeEmptySmallChunks(Transaction& tx);
 
   // The transaction committed as `seq` (or was abandoned: Load again).
@@ -69,11 +83,13 @@ class SpaceAllocator {
   // than the run's base.)
   void BeginRun() { in_run_ = true; }
   void EndRun();
-  // Whether `offset` lies in a small chunk's units, or a chunk, allocated
-  // since BeginRun.
+  // Whether `offset` lies in a small chunk's units, a page, or a chunk,
+  // allocated since BeginRun.
   bool FreshInRun(uint64_t offset) const;
 
   uint64_t num_chunks() const { return chunk_words_.size(); }
+  // Whether large values may use page chunks (a version 2 pool).
+  bool paged() const { return paged_; }
   SpaceUsage Usage() const;
 
  private:
@@ -90,6 +106,7 @@ class SpaceAllocator {
     uint64_t offset;
     uint64_t units;   // units freed in a small chunk, or 0
     uint64_t chunks;  // chunks of a freed run, or 0
+    uint64_t pages = 0;  // pages freed from offset on (across page chunks), or 0
   };
 
   uint64_t ChunkOffset(uint64_t chunk) const { return sb_.heap_offset + chunk * kChunkSize; }
@@ -102,12 +119,33 @@ class SpaceAllocator {
   absl::StatusOr<uint64_t> ClaimSmallChunk(Transaction& tx);
   absl::Status EnsureChunks(uint64_t chunks);
   void ReleaseOne(const Freed& freed);
+  // Free on media and in memory: nothing quarantined in it.
+  bool ChunkAvailable(uint64_t c) const {
+    return chunk_words_[c] == kChunkFree && !chunk_busy_[c] && page_busy_[c] == 0;
+  }
+  // Pages of chunk `c` a new value may take (a free chunk counts whole
+  // when `claim` allows making it a page chunk).
+  uint32_t AvailablePages(uint64_t c, bool claim) const;
+  // First global page (chunk * 32 + page) of `pages` available ones, or -1.
+  int64_t FindPages(uint64_t pages, bool claim) const;
+  // Chunk c0 of `chunks` available chunks followed by a chunk whose first
+  // `tail` pages are available, or -1.
+  int64_t FindRunWithTail(uint64_t chunks, uint64_t tail) const;
+  void TakePages(Transaction& tx, uint64_t first_page, uint64_t pages);
+  void FreePages(Transaction& tx, uint64_t offset, uint64_t pages);
+  absl::StatusOr<uint64_t> AllocPages(Transaction& tx, uint64_t pages);
+  absl::StatusOr<uint64_t> AllocRunWithTail(Transaction& tx, uint64_t chunks, uint64_t tail);
+  uint64_t TrailingAvailableChunks() const;
+  void ForEachPageChunk(uint64_t first_page, uint64_t pages,
+                        const std::function<void(uint64_t chunk, uint32_t mask)>& fn) const;
 
   char* base_;
   Superblock sb_;
   GrowFn grow_;
+  bool paged_ = sb_.version >= kFirstPagedVersion;
   std::vector<uint64_t> chunk_words_;  // as committed, plus this transaction's
   std::vector<bool> chunk_busy_;       // free on media but quarantined
+  std::vector<uint32_t> page_busy_;    // pages free on media but quarantined
   std::vector<std::unique_ptr<SmallChunk>> small_;
   uint64_t current_ = 0;
   std::vector<Freed> pending_;  // freed by the open transaction
@@ -117,6 +155,7 @@ class SpaceAllocator {
   bool in_run_ = false;
   std::vector<std::unique_ptr<std::array<uint64_t, kBitmapWords>>> run_units_;
   std::vector<bool> run_chunks_;
+  std::vector<uint32_t> run_pages_;  // and per page chunk, its pages allocated
 };
 
 }  // namespace pmstore::internal

@@ -6,7 +6,9 @@
 //   8 KiB    Redo log        two slots; commit N lives in slot N % 2
 //   ...      Chunk table     one word per 2 MiB heap chunk
 //   heap     2 MiB chunks    small chunks (4 KiB bitmap of 64 B units, then
-//                            records and leaves) or runs of large values
+//                            records and leaves), runs of large values, or
+//                            page chunks (32 pages of 64 KiB for values of
+//                            1-2 MiB and the tails of larger ones)
 //
 // Every multi-byte field is little-endian (x86-64 only). Offsets are from
 // the start of the file, which is also the start of the mapping.
@@ -21,10 +23,13 @@
 namespace pmstore::internal {
 
 inline constexpr char kMagic[8] = {'P', 'M', 'S', 'T', 'O', 'R', 'E', '\0'};
-// Version 2 (new pools) adds leaf cells; version 1 pools open with their
-// own geometry (LeafGeometry, from the superblock).
+// Version 2 (new pools) added leaf cells and page chunks. A version 1
+// pool still opens with its own geometry (LeafGeometry, from the
+// superblock) and is written as version 1 wrote it (no cells, no page
+// chunks), since a version 1 build would misread them.
 inline constexpr uint32_t kFormatVersion = 2;
 inline constexpr uint32_t kOldestFormatVersion = 1;
+inline constexpr uint32_t kFirstPagedVersion = 2;
 
 inline constexpr uint64_t kUnitSize = 64;  // allocation unit and cache line
 inline constexpr uint64_t kChunkSize = 2ull << 20;
@@ -35,8 +40,11 @@ inline constexpr uint64_t kLogSlotSize = 1ull << 20;
 inline constexpr uint64_t kRootOffset = 4096;
 inline constexpr uint64_t kLogOffset = 8192;
 inline constexpr uint64_t kChunkTableOffset = kLogOffset + 2 * kLogSlotSize;
-// Values this large or larger go in runs of whole chunks, 2 MiB aligned.
+// Values this large or larger live outside their record: in runs of
+// whole chunks, 2 MiB aligned, and (version 2) in pages of page chunks.
 inline constexpr uint64_t kLargeValueThreshold = 1ull << 20;
+inline constexpr uint64_t kPageSize = 64ull << 10;
+inline constexpr uint64_t kPagesPerChunk = kChunkSize / kPageSize;  // 32
 
 struct Superblock {
   char magic[8];
@@ -192,13 +200,49 @@ struct SeparatorImageFence {
   uint64_t lo;
 };
 
-// Chunk table words.
+// Chunk table words (doc/FORMAT.md, "Chunk table and heap").
 inline constexpr uint64_t kChunkFree = 0;
 inline constexpr uint64_t kChunkSmall = 1;
-inline constexpr uint64_t kChunkLargeHead = 2;  // | run length in chunks << 8
+// | run length in whole chunks << 8 | tail pages << 40: a run of `run`
+// chunks, then (tail pages > 0, version 2) the first `tail` pages of the
+// page chunk right after it.
+inline constexpr uint64_t kChunkLargeHead = 2;
 inline constexpr uint64_t kChunkLargeTail = 3;
+inline constexpr uint64_t kChunkPages = 4;  // | bitmap of pages in use << 32
 inline uint64_t ChunkKind(uint64_t word) { return word & 0xff; }
-inline uint64_t RunChunks(uint64_t word) { return word >> 8; }
+inline uint64_t RunChunks(uint64_t word) { return (word >> 8) & 0xffffffffull; }
+inline uint64_t RunTailPages(uint64_t word) { return (word >> 40) & 0xff; }
+inline uint64_t RunHeadWord(uint64_t chunks, uint64_t tail_pages) {
+  return kChunkLargeHead | (chunks << 8) | (tail_pages << 40);
+}
+inline uint32_t PageBits(uint64_t word) { return static_cast<uint32_t>(word >> 32); }
+inline uint64_t PageChunkWord(uint32_t bits) { return kChunkPages | (static_cast<uint64_t>(bits) << 32); }
+// Bits first .. first+count-1 of a page bitmap (first + count <= 32).
+inline uint32_t PageMask(uint64_t first, uint64_t count) {
+  return static_cast<uint32_t>(((1ull << count) - 1) << first);
+}
+
+// Where a large value of `bytes` lives: `chunks` whole chunks then
+// `tail_pages` pages (a run, 2 MiB aligned), or, when `chunks` is 0,
+// `pages` contiguous pages of page chunks (64 KiB aligned, possibly across
+// adjacent page chunks). Version 1 pools use whole chunks only.
+struct LargeLayout {
+  uint64_t chunks = 0;
+  uint64_t tail_pages = 0;
+  uint64_t pages = 0;
+};
+inline LargeLayout LayoutFor(uint64_t bytes, bool paged) {
+  LargeLayout layout;
+  if (!paged) {
+    layout.chunks = (bytes + kChunkSize - 1) / kChunkSize;
+  } else if (bytes < kChunkSize) {
+    layout.pages = (bytes + kPageSize - 1) / kPageSize;
+  } else {
+    layout.chunks = bytes / kChunkSize;
+    layout.tail_pages = (bytes % kChunkSize + kPageSize - 1) / kPageSize;
+  }
+  return layout;
+}
 
 // A leaf of the ordered index: up to kLeafSlots entries in any slots, kept
 // in key order by the permutation in the header. The header is one cache

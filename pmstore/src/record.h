@@ -36,7 +36,7 @@ inline bool ReadRecord(const char* base, uint64_t length, uint64_t offset, Recor
   if (large) {
     std::memcpy(&view->value_offset, p, 8);
     p += 8;
-    if (view->value_offset % kChunkSize != 0 || view->value_offset > length ||
+    if (view->value_offset % kPageSize != 0 || view->value_offset > length ||
         length - view->value_offset < h.value_len) {
       return false;
     }

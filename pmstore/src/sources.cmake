@@ -2,6 +2,7 @@
 set(PMSTORE_STORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/version.cc
   ${CMAKE_CURRENT_LIST_DIR}/allocator.cc
+  ${CMAKE_CURRENT_LIST_DIR}/allocator_pages.cc
   ${CMAKE_CURRENT_LIST_DIR}/boot_id.cc
   ${CMAKE_CURRENT_LIST_DIR}/format.cc
   ${CMAKE_CURRENT_LIST_DIR}/leaf_index.cc

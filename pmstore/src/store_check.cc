@@ -2,6 +2,7 @@
 // doc/FORMAT.md, and the allocator's bitmaps against what the index
 // reaches.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -26,7 +27,8 @@ class Checker {
         chunks_(chunks),
         last_seq_(last_seq),
         report_(report),
-        reached_(chunks) {
+        reached_(chunks),
+        reached_pages_(chunks, 0) {
     for (auto& bits : reached_) bits.assign(kBitmapWords, 0);
   }
 
@@ -54,15 +56,26 @@ class Checker {
   }
   uint64_t ChunkOffset(uint64_t c) const { return sb_.heap_offset + c * kChunkSize; }
 
+  bool paged() const { return sb_.version >= kFirstPagedVersion; }
+
   void CheckChunkTable() {
     for (uint64_t c = 0; c < chunks_; ++c) {
       const uint64_t word = ChunkWord(c);
       if (ChunkKind(word) == kChunkLargeHead) {
         const uint64_t run = RunChunks(word);
-        bool ok = run > 0 && c + run <= chunks_;
+        const uint64_t tail = RunTailPages(word);
+        bool ok = run > 0 && c + run <= chunks_ && (word >> 48) == 0 && tail <= kPagesPerChunk &&
+                  (paged() || tail == 0);
         for (uint64_t i = 1; ok && i < run; ++i) ok = ChunkWord(c + i) == kChunkLargeTail;
+        // The tail: the first pages of the page chunk right after the run.
+        const uint64_t after = ok && tail > 0 && c + run < chunks_ ? ChunkWord(c + run) : kChunkFree;
+        if (ok && tail > 0) {
+          ok = ChunkKind(after) == kChunkPages && (PageBits(after) & PageMask(0, tail)) == PageMask(0, tail);
+        }
         if (!ok) Problem(absl::StrCat("chunk table: bad large run at chunk ", c));
         if (ok) c += run - 1;
+      } else if (ChunkKind(word) == kChunkPages && paged() && (word & 0xffffff00ull) == 0) {
+        continue;
       } else if (word != kChunkFree && word != kChunkSmall) {
         Problem(absl::StrCat("chunk table: bad word ", word, " for chunk ", c));
       }
@@ -144,6 +157,48 @@ class Checker {
     }
   }
 
+  // Marks pages [first_page, first_page+pages) reached; false when one is
+  // not in a page chunk or already reached.
+  bool ReachPages(uint64_t first_page, uint64_t pages, uint64_t record) {
+    for (uint64_t g = first_page; g < first_page + pages; ++g) {
+      const uint64_t c = g / kPagesPerChunk;
+      const uint32_t bit = 1u << (g % kPagesPerChunk);
+      if (c >= chunks_ || ChunkKind(ChunkWord(c)) != kChunkPages) {
+        Problem(absl::StrCat("large value of record ", record, " is not in page chunks"));
+        return false;
+      }
+      if (reached_pages_[c] & bit) {
+        Problem(
+            absl::StrCat("large value of record ", record, " shares page ", g % kPagesPerChunk, " of chunk ", c));
+        return false;
+      }
+      reached_pages_[c] |= bit;
+    }
+    return true;
+  }
+
+  void CheckLargeValue(uint64_t record, const RecordView& view) {
+    const LargeLayout layout = LayoutFor(view.value.size(), paged());
+    const uint64_t first_page = (view.value_offset - sb_.heap_offset) / kPageSize;
+    if (view.value_offset < sb_.heap_offset) {
+      return Problem(absl::StrCat("large value of record ", record, " lies before the heap"));
+    }
+    if (layout.chunks == 0) {
+      ReachPages(first_page, layout.pages, record);
+      return;
+    }
+    const uint64_t c = first_page / kPagesPerChunk;
+    if (first_page % kPagesPerChunk != 0 || c >= chunks_ ||
+        ChunkWord(c) != RunHeadWord(layout.chunks, layout.tail_pages)) {
+      Problem(absl::StrCat("large value of record ", record, " is not a run of ", layout.chunks, " chunks and ",
+                           layout.tail_pages, " pages"));
+    } else if (!large_heads_.insert(c).second) {
+      Problem(absl::StrCat("large value of record ", record, " is shared"));
+    } else {
+      ReachPages((c + layout.chunks) * kPagesPerChunk, layout.tail_pages, record);
+    }
+  }
+
   // A record in a leaf cell lies in its own slot's cell, whole, and its
   // units belong to the leaf; one out of line owns its units.
   void CheckRecord(uint64_t leaf, int slot, uint64_t record, const RecordView& view) {
@@ -164,15 +219,7 @@ class Checker {
     }
     ++report_->records_verified;
     report_->bytes_verified += view.key.size() + view.value.size();
-    if (view.large) {
-      const uint64_t c = (view.value_offset - sb_.heap_offset) / kChunkSize;
-      const uint64_t want = (view.value.size() + kChunkSize - 1) / kChunkSize;
-      if (view.value_offset < sb_.heap_offset || c >= chunks_ || ChunkWord(c) != (kChunkLargeHead | (want << 8))) {
-        Problem(absl::StrCat("large value of record ", record, " is not a run of ", want, " chunks"));
-      } else if (!large_heads_.insert(c).second) {
-        Problem(absl::StrCat("large value of record ", record, " is shared"));
-      }
-    }
+    if (view.large) CheckLargeValue(record, view);
   }
 
   // The image's run is owned (not leaked). An image that is stale (open
@@ -215,6 +262,16 @@ class Checker {
       if (ChunkKind(word) == kChunkLargeHead && large_heads_.count(c) == 0) {
         Problem(absl::StrCat("large run at chunk ", c, " belongs to no record (leaked)"));
       }
+      if (ChunkKind(word) == kChunkPages && PageBits(word) != reached_pages_[c]) {
+        const uint32_t leaked = PageBits(word) & ~reached_pages_[c];
+        const uint32_t unmarked = reached_pages_[c] & ~PageBits(word);
+        if (leaked) {
+          Problem(absl::StrCat("chunk ", c, ": pages allocated but unreachable from page ", std::countr_zero(leaked)));
+        }
+        if (unmarked) {
+          Problem(absl::StrCat("chunk ", c, ": reachable pages marked free from page ", std::countr_zero(unmarked)));
+        }
+      }
       if (word != kChunkSmall) continue;
       const uint64_t* bits = reinterpret_cast<const uint64_t*>(base_ + ChunkOffset(c));
       reached_[c][0] |= ~0ull;  // the bitmap itself
@@ -244,6 +301,7 @@ class Checker {
   };
   std::vector<ChainLeaf> chain_;
   std::vector<std::vector<uint64_t>> reached_;
+  std::vector<uint32_t> reached_pages_;  // per page chunk: pages a value or a run's tail owns
   std::set<uint64_t> large_heads_;
 };
 

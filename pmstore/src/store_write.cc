@@ -12,7 +12,6 @@
 
 namespace pmstore {
 
-using internal::kChunkSize;
 using internal::kUnitSize;
 using internal::PersistSite;
 
@@ -96,8 +95,7 @@ absl::StatusOr<uint64_t> StoreImpl::WriteRecord(std::string_view key, std::strin
   if (!large) {
     checksum = internal::EncodeSmallRecord(p, key, value);
   } else {
-    PMSTORE_ASSIGN_OR_RETURN(const uint64_t run,
-                             alloc_.AllocRun(tx_, (value.size() + kChunkSize - 1) / kChunkSize));
+    PMSTORE_ASSIGN_OR_RETURN(const uint64_t run, alloc_.AllocValue(tx_, value.size()));
     std::memcpy(base_ + run, value.data(), value.size());
     tx_.WroteInPlace(run, value.size());
     internal::RecordHeader header = {0, static_cast<uint32_t>(key.size()), internal::kRecordLargeValue,
@@ -116,7 +114,7 @@ absl::StatusOr<uint64_t> StoreImpl::WriteRecord(std::string_view key, std::strin
 void StoreImpl::FreeRecord(uint64_t record) {
   internal::RecordView view;
   if (!internal::ReadRecord(base_, pool_->length(), record, &view)) return;  // damaged: leak rather than guess
-  if (view.large) alloc_.FreeRun(tx_, view.value_offset);
+  if (view.large) alloc_.FreeValue(tx_, view.value_offset, view.value.size());
   alloc_.FreeUnits(tx_, record, view.units);
 }
 

@@ -221,17 +221,18 @@ TEST_F(DamageTest, HostileFilesFailClearly) {
   std::memcpy(metadata.data(), image_->data(), sb_.heap_offset);
   Try(metadata, "metadata then garbage heap");
   // A pool of another format version, with a valid checksum.
-  std::string v2 = *image_;
+  std::string newer = *image_;
   Superblock other = sb_;
-  other.version = 3;
+  other.version = kFormatVersion + 1;
   other.checksum = SuperblockChecksum(other);
-  std::memcpy(v2.data(), &other, sizeof(other));
-  Try(v2, "format version 3");
+  std::memcpy(newer.data(), &other, sizeof(other));
+  Try(newer, "a newer format version");
   {
     auto store = Store::Open(path(), Options());
     ASSERT_FALSE(store.ok());
     EXPECT_TRUE(absl::IsFailedPrecondition(store.status())) << store.status();
-    EXPECT_NE(store.status().message().find("version 3"), std::string::npos) << store.status();
+    EXPECT_NE(store.status().message().find(absl::StrCat("version ", kFormatVersion + 1)), std::string::npos)
+        << store.status();
   }
 
   // Not regular files.

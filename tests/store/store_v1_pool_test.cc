@@ -3,6 +3,8 @@
 // writes and reopens as version 1: pools made before a format change keep
 // working. A copy of it is a pool of the current version (doc/FORMAT.md
 // "Versions").
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -145,6 +147,54 @@ TEST(StoreV1PoolTest, TakesWritesAndReopens) {
   EXPECT_EQ(value, ValueFor(2, (3 << 20) + 5));
   ASSERT_TRUE(store->Get(ReadOptions(), "large-3", &value).ok());
   EXPECT_EQ(value, ValueFor(3, (3 << 20) / 2));
+}
+
+// A version 1 build would misread page chunks: values of 1-2 MiB written
+// into a version 1 pool still take whole 2 MiB runs, and the pool stays
+// one that build reads (the check holds it to version 1's rules).
+TEST(StoreV1PoolTest, LargeValuesWrittenIntoItKeepWholeRuns) {
+  TempDir dir;
+  const std::string pool = UnpackFixture(dir);
+  Options options;
+  {
+    auto store = OpenOrDie(pool, options);
+    ASSERT_NE(store, nullptr);
+    // (The first write frees the separator image the last close wrote.)
+    ASSERT_TRUE(store->Put("first", "write").ok());
+    const uint64_t live_before = store->GetStats().live_bytes;
+    for (int i = 0; i < 6; ++i) {
+      ASSERT_TRUE(store->Put("mid-" + std::to_string(i), ValueFor(10 + i, (3 << 20) / 2)).ok());
+    }
+    ASSERT_TRUE(store->Put("tailed", ValueFor(20, (21 << 20) / 10)).ok());
+    for (int i = 0; i < 6; ++i) {
+      PinnedValue pinned;
+      ASSERT_TRUE(store->Get(ReadOptions(), "mid-" + std::to_string(i), &pinned).ok());
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(pinned.value().data()) % (2u << 20), 0u) << i;
+    }
+    // Six runs of one chunk and one of two, and their records.
+    EXPECT_GE(store->GetStats().live_bytes - live_before, 8ull << 21);
+    ASSERT_TRUE(store->Delete("mid-0").ok());
+    ASSERT_TRUE(store->Close().ok());
+  }
+  // Still version 1 on the media (the superblock's version follows its magic).
+  uint32_t version = 0;
+  std::FILE* file = std::fopen(pool.c_str(), "rb");
+  ASSERT_NE(file, nullptr);
+  ASSERT_EQ(std::fseek(file, 8, SEEK_SET), 0);
+  ASSERT_EQ(std::fread(&version, sizeof(version), 1, file), 1u);
+  std::fclose(file);
+  EXPECT_EQ(version, 1u);
+  auto report = Store::Check(pool);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->clean()) << report->problems.front();
+  auto store = OpenOrDie(pool, options);
+  ASSERT_NE(store, nullptr);
+  std::string value;
+  ASSERT_TRUE(store->Get(ReadOptions(), "mid-5", &value).ok());
+  EXPECT_EQ(value, ValueFor(15, (3 << 20) / 2));
+  ASSERT_TRUE(store->Get(ReadOptions(), "tailed", &value).ok());
+  EXPECT_EQ(value, ValueFor(20, (21 << 20) / 10));
+  ExpectFixtureContent(*store);
 }
 
 }  // namespace

@@ -110,7 +110,8 @@ class Store {
 
   // Stores `value` under `key`, replacing any old value. Durable on return
   // when options.sync. Keys: 0..kMaxKeySize bytes. Values: any size the
-  // pool can hold; values of 1 MiB and more go in 2 MiB aligned runs.
+  // pool can hold; values of 2 MiB and more start 2 MiB aligned;
+  // values of 1-2 MiB and the tails of larger ones take 64 KiB pages.
   virtual absl::Status Put(const WriteOptions& options, std::string_view key, std::string_view value) = 0;
   // Removes `key`; OK when it was absent too.
   virtual absl::Status Delete(const WriteOptions& options, std::string_view key) = 0;
