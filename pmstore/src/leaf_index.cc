@@ -47,7 +47,6 @@ void LeafIndex::UseImage(const SeparatorImage& image) {
   separators_.Clear();
   unchecked_.clear();
   edits_.clear();
-  edited_ = false;
   image_ = image;
   checked_ = std::make_unique<std::atomic<uint8_t>[]>(image.count());
 }
@@ -111,6 +110,11 @@ void LeafIndex::SetSeparator(std::string_view separator, uint64_t leaf) {
   separators_.Set(separator, leaf);
 }
 
+void LeafIndex::RepointSeparator(SeparatorMap::iterator it, uint64_t leaf) {
+  edits_.push_back({SeparatorMap::String(it->first), it->second});
+  it->second = leaf;
+}
+
 SeparatorMap::iterator LeafIndex::EraseSeparator(SeparatorMap::iterator it) {
   edits_.push_back({SeparatorMap::String(it->first), it->second});
   return separators_.Erase(it);
@@ -125,15 +129,9 @@ void LeafIndex::Abandoned() {
     }
   }
   edits_.clear();
-  edited_ = false;
   // A cell held by the abandoned transaction was not held before it: a
   // held cell takes no new record, so its slot cannot be freed again.
-  for (const HeldCell& held : held_pending_) {
-    auto it = held_cells_.find(held.leaf);
-    if (it == held_cells_.end()) continue;
-    it->second &= ~(1ull << held.slot);
-    if (it->second == 0) held_cells_.erase(it);
-  }
+  for (const HeldCell& held : held_pending_) Unhold(held.leaf, held.slot);
   held_pending_.clear();
 }
 
@@ -143,7 +141,6 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   checked_.reset();
   unchecked_.clear();
   edits_.clear();
-  edited_ = false;
   // The chain always has a first leaf: lookups start from it.
   if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");
   const uint64_t max_leaves = length / geometry_.bytes();
@@ -449,16 +446,18 @@ void LeafIndex::Committed(uint64_t seq) {
   held_pending_.clear();
 }
 
+void LeafIndex::Unhold(uint64_t leaf, int slot) {
+  auto it = held_cells_.find(leaf);
+  if (it == held_cells_.end()) return;
+  it->second &= ~(1ull << slot);
+  if (it->second == 0) held_cells_.erase(it);
+}
+
 void LeafIndex::ReleaseCellsThrough(uint64_t seq) {
   // A leaf freed meanwhile is in the allocator's quarantine, released by
   // the same sequence number: its entries go before it can be reused.
   while (!held_quarantine_.empty() && held_quarantine_.front().seq <= seq) {
-    const HeldCell& held = held_quarantine_.front();
-    auto it = held_cells_.find(held.leaf);
-    if (it != held_cells_.end()) {
-      it->second &= ~(1ull << held.slot);
-      if (it->second == 0) held_cells_.erase(it);
-    }
+    Unhold(held_quarantine_.front().leaf, held_quarantine_.front().slot);
     held_quarantine_.pop_front();
   }
 }
@@ -548,7 +547,6 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
     header.count = static_cast<uint8_t>(moved_from);
     header.next = *after;
     StoreHeader(tx, offset, header);
-    edited_ = true;
     SetSeparator(RecordKey(base_, pool_->length(), entries[moved_from].slot.record), *after);
     return absl::OkStatus();
   }
@@ -565,9 +563,7 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
   LinkAfter(tx, leaf, *left);
   alloc.FreeUnits(tx, offset, geometry_.units);
 
-  edited_ = true;
-  edits_.push_back({SeparatorMap::String(leaf->first), leaf->second});
-  leaf->second = *left;
+  RepointSeparator(leaf, *left);
   if (two) SetSeparator(RecordKey(base_, pool_->length(), entries[left_count].slot.record), right);
   return absl::OkStatus();
 }
@@ -667,7 +663,6 @@ absl::Status LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::stri
   // An empty leaf leaves the chain; the first leaf's successor inherits "".
   LinkAfter(tx, it, header.next);
   alloc.FreeUnits(tx, offset, geometry_.units);
-  edited_ = true;
   auto next = EraseSeparator(it);
   if (first) {
     const uint64_t successor = next->second;

@@ -123,12 +123,9 @@ class LeafIndex {
   // Whether the in-memory separators changed (a leaf split or left the
   // chain) since the last Load or Settle: readers would then find leaves
   // of the transaction not yet committed.
-  bool edited() const { return edited_; }
+  bool edited() const { return !edits_.empty(); }
   // The transaction committed: its changes to the map are the index's.
-  void Settle() {
-    edited_ = false;
-    edits_.clear();
-  }
+  void Settle() { edits_.clear(); }
   // The transaction was abandoned: undoes its changes to the map, newest
   // first, and forgets the cells it freed. Its leaf headers changed only
   // in the transaction, and the leaves it made are space nothing
@@ -178,9 +175,12 @@ class LeafIndex {
   bool Checked(uint64_t i, uint64_t offset, uint64_t next) const;
   // DataLoss naming the leaf of `it` when it fails its check.
   absl::Status CheckBeforeChange(SeparatorMap::const_iterator it) const;
-  // The map's changes, recorded for Abandoned.
+  // The map's changes, recorded for Abandoned (and edited()).
   void SetSeparator(std::string_view separator, uint64_t leaf);
+  void RepointSeparator(SeparatorMap::iterator it, uint64_t leaf);
   SeparatorMap::iterator EraseSeparator(SeparatorMap::iterator it);
+  // Lets a held cell take records again.
+  void Unhold(uint64_t leaf, int slot);
   LeafHeader LoadHeader(const Transaction& tx, uint64_t offset) const;
   void StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header);
   // Position of `key` in header order by fingerprint, or -1.
@@ -237,7 +237,6 @@ class LeafIndex {
   // Load or UseImage, so readers look it up freely. A listed leaf stays
   // in place until a write, having checked it, frees it.
   absl::flat_hash_map<uint64_t, uint32_t> unchecked_;
-  bool edited_ = false;
   // What this transaction changed in the map, oldest first: a separator
   // and the leaf it mapped to before (0: it was absent).
   struct Edit {
