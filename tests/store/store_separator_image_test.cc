@@ -98,17 +98,22 @@ class StoreSeparatorImageTest : public ::testing::Test {
   // Flips the checksum word of image entry 5's leaf, after a clean close;
   // returns the key of that leaf's first entry.
   std::string DamageFifthLeaf() {
+    internal::Leaf leaf;
+    const uint64_t offset = ImageLeaf(5, &leaf);
+    leaf.header.checksum ^= 1;
+    Patch(offset + offsetof(internal::LeafHeader, checksum), &leaf.header.checksum, 8);
+    return RecordKeyOf(leaf.slots[leaf.header.perm[0]].record);
+  }
+  // Image entry i's leaf, read from the file into *leaf; its offset.
+  uint64_t ImageLeaf(int i, internal::Leaf* leaf) {
     internal::SeparatorImageEntry entry;
     const int fd = open(path_.c_str(), O_RDONLY);
     EXPECT_EQ(pread(fd, &entry, sizeof(entry),
-                    static_cast<off_t>(ImageOffset() + sizeof(internal::SeparatorImageHeader) + 5 * sizeof(entry))),
+                    static_cast<off_t>(ImageOffset() + sizeof(internal::SeparatorImageHeader) + i * sizeof(entry))),
               static_cast<ssize_t>(sizeof(entry)));
-    internal::Leaf leaf;
-    EXPECT_EQ(pread(fd, &leaf, sizeof(leaf), static_cast<off_t>(entry.leaf)), static_cast<ssize_t>(sizeof(leaf)));
+    EXPECT_EQ(pread(fd, leaf, sizeof(*leaf), static_cast<off_t>(entry.leaf)), static_cast<ssize_t>(sizeof(*leaf)));
     close(fd);
-    leaf.header.checksum ^= 1;
-    Patch(entry.leaf + offsetof(internal::LeafHeader, checksum), &leaf.header.checksum, 8);
-    return RecordKeyOf(leaf.slots[leaf.header.perm[0]].record);
+    return entry.leaf;
   }
   // A pool of `keys` keys closed cleanly: it holds an image.
   void MakeClosedPool(uint64_t keys) {
@@ -359,6 +364,53 @@ TEST_F(StoreSeparatorImageTest, ABatchRefusedByADamagedLeafChangesNothing) {
   store = OpenOrDie(path_, Options());
   ExpectPointReads(*store);
   ExpectScanStopsAtTheDamage(*store);
+}
+
+TEST_F(StoreSeparatorImageTest, ASplitNextToADamagedLeafIsRefusedAndLeavesItDamaged) {
+  MakeClosedPool(4000);
+  internal::Leaf sixth;
+  ImageLeaf(6, &sixth);
+  const std::string sixth_key = RecordKeyOf(sixth.slots[sixth.header.perm[0]].record);
+  const std::string damaged_key = DamageFifthLeaf();
+  auto store = OpenOrDie(path_, Options());
+  // Keys right after the sixth leaf's first fill it until it splits; the
+  // split rewrites the fifth leaf's `next`, checksum and all, so it must
+  // be refused rather than make the damaged leaf look sound.
+  absl::Status refused;
+  for (int i = 0; i < 100 && refused.ok(); ++i) {
+    char suffix[8];
+    std::snprintf(suffix, sizeof(suffix), "/%03d", i);
+    refused = store->Put(sixth_key + suffix, "v");
+  }
+  EXPECT_TRUE(absl::IsDataLoss(refused)) << refused;
+  std::string value;
+  EXPECT_TRUE(absl::IsDataLoss(store->Get(damaged_key, &value)));
+  ASSERT_TRUE(store->Close().ok());
+  store = OpenOrDie(path_, Options());
+  EXPECT_TRUE(absl::IsDataLoss(store->Get(damaged_key, &value)));
+}
+
+TEST_F(StoreSeparatorImageTest, EmptyingTheLeafAfterADamagedOneIsRefusedAndLeavesItDamaged) {
+  MakeClosedPool(4000);
+  internal::Leaf sixth;
+  ImageLeaf(6, &sixth);
+  std::vector<std::string> sixth_keys;
+  for (int i = 0; i < sixth.header.count; ++i) {
+    sixth_keys.push_back(RecordKeyOf(sixth.slots[sixth.header.perm[i]].record));
+  }
+  const std::string damaged_key = DamageFifthLeaf();
+  auto store = OpenOrDie(path_, Options());
+  // The last delete empties the sixth leaf, which leaves the chain: the
+  // fifth leaf's `next` would be rewritten, so that delete is refused.
+  for (size_t i = 0; i + 1 < sixth_keys.size(); ++i) ASSERT_TRUE(store->Delete(sixth_keys[i]).ok()) << i;
+  const absl::Status refused = store->Delete(sixth_keys.back());
+  EXPECT_TRUE(absl::IsDataLoss(refused)) << refused;
+  std::string value;
+  ASSERT_TRUE(store->Get(sixth_keys.back(), &value).ok());
+  EXPECT_TRUE(absl::IsDataLoss(store->Get(damaged_key, &value)));
+  ASSERT_TRUE(store->Close().ok());
+  store = OpenOrDie(path_, Options());
+  EXPECT_TRUE(absl::IsDataLoss(store->Get(damaged_key, &value)));
 }
 
 TEST_F(StoreSeparatorImageTest, APoolWithNoFreeChunkClosesWithoutAnImage) {
