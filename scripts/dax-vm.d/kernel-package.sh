@@ -1,109 +1,137 @@
 # shellcheck shell=bash
 # Sourced by scripts/dax-vm for --kernel-package NAME: fetches a Debian
 # kernel package without installing it, and sets `kernel`, `moddir` and
-# `config` to its vmlinuz, its modules tree and its config.
+# `config` to its vmlinuz, its modules root and its config.
 #
-# The package comes from the Debian mirror the system's apt sources name,
-# through a private sources list and lists directory under $CACHE/apt (the
-# system's apt state is never touched): the release's own suite and its
-# -backports suite, from backports when the name is there. NAME may be a
-# glob ('linux-image-6.12.*+deb12-amd64'): the newest match is taken.
-# Cached: $CACHE/kernels/debs/ keeps the .deb, $CACHE/kernels/NAME/ the
-# unpacked tree (dpkg -x, then depmod -b), so a second boot fetches nothing.
+# NAME is any package `scripts/kernels list` shows (its "also" names too),
+# or a glob ('linux-image-6.12.*+deb12-amd64': the newest match). It comes
+# from whichever suite has it, the newest preferred, through the private apt
+# state of scripts/kernels.d/apt.sh (the system's apt state is not touched).
+# Three layouts are unpacked alike (dpkg -x of every part into one tree):
+#   bookworm's: /boot/vmlinuz-KVER, /boot/config-KVER, /lib/modules/KVER;
+#   trixie's: /boot/vmlinuz-KVER and config-KVER, /usr/lib/modules/KVER with
+#     .ko.xz modules (dax-vm's initramfs builder decompresses them);
+#   7.x's split: linux-image-VER is empty and depends on linux-binary-VER
+#     (/usr/lib/modules/VER/vmlinuz), linux-modules-VER and linux-base-VER
+#     (/usr/lib/modules/VER/config).
+# depmod -b then runs on the root that holds lib/modules (ROOT or ROOT/usr),
+# which becomes `moddir`. Cached: $CACHE/kernels/debs/ keeps the .debs,
+# $CACHE/kernels/NAME/ the unpacked tree, so a second boot fetches nothing.
 #
-# Needs skip() and die() from scripts/dax-vm. Exits 77 when the mirror
-# cannot be reached (the tests skip), 2 when the mirror has no such package.
+# A kernel that lacks what the guest needs (kernel_lacks below) is skipped
+# with its reason. Needs skip() and die() from scripts/dax-vm. Exits 77 when
+# the mirror cannot be reached, lacks a part of the package, or the kernel
+# lacks an option; 2 when no suite has such a package.
 
-# The URI of the release's main archive in the system's apt sources
-# ("http://deb.debian.org/debian"), as apt itself reads them (one-line and
-# deb822 formats alike).
-debian_mirror() {
-  local codename=$1
-  apt-cache policy 2>/dev/null | awk -v suite="$codename/main" '$3 == suite && $2 ~ /^[a-z+]+:/ { print $2; exit }'
-}
+# shellcheck source=../kernels.d/apt.sh
+. "$ROOT/scripts/kernels.d/apt.sh"
 
-# The private apt configuration: the mirror's suite and its backports.
-private_apt_setup() {
-  local codename mirror keyring=/usr/share/keyrings/debian-archive-keyring.gpg signed=""
-  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-  [ -n "$codename" ] || die "--kernel-package: /etc/os-release names no release codename"
-  mirror=$(debian_mirror "$codename")
-  [ -n "$mirror" ] || skip "--kernel-package: the system's apt sources name no Debian mirror for $codename"
-  [ -r "$keyring" ] && signed="[signed-by=$keyring] "
-  APT_DIR=$CACHE/apt
-  mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
-  printf 'deb %s%s %s main\ndeb %s%s %s-backports main\n' "$signed" "$mirror" "$codename" "$signed" "$mirror" "$codename" \
-    > "$APT_DIR/sources.list.new"
-  cmp -s "$APT_DIR/sources.list.new" "$APT_DIR/sources.list" || rm -f "$APT_DIR/lists/"*Packages* "$APT_DIR/lists/"*Release*
-  mv "$APT_DIR/sources.list.new" "$APT_DIR/sources.list"
-  APT_OPTS=(-o "Dir::Etc::sourcelist=$APT_DIR/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$APT_DIR/lists"
-            -o "Dir::Cache=$APT_DIR/cache" -o APT::Sandbox::User=root -o Acquire::Retries=2)
-  APT_CODENAME=$codename APT_MIRROR=$mirror
-  # The lists are refreshed once a day.
-  if [ -z "$(find "$APT_DIR/lists" -maxdepth 1 -name '*backports*Packages*' -mmin -1440 2>/dev/null)" ]; then
-    apt-get "${APT_OPTS[@]}" -qq update >"$APT_DIR/update.log" 2>&1 \
-      || skip "--kernel-package: the Debian mirror $mirror cannot be reached (apt-get update failed; $APT_DIR/update.log)"
-  fi
-}
+# What the guest needs of a kernel: CONFIG option, the module it builds
+# (- for a bool), and what it is for. Each must be =y, or =m with the module
+# in the package.
+KERNEL_NEEDS=(
+  "VIRTIO_PCI virtio_pci the virtio PCI transport of the 9p share"
+  "NET_9P_VIRTIO 9pnet_virtio 9p over virtio"
+  "9P_FS 9p the host root shared over 9p"
+  "LIBNVDIMM libnvdimm NVDIMM namespaces (ndctl)"
+  "BLK_DEV_PMEM nd_pmem the /dev/pmem block device"
+  "X86_PMEM_LEGACY nd_e820 the memmap= pmem"
+  "ZONE_DEVICE - struct pages for pmem"
+  "FS_DAX - mount -o dax"
+  "DEV_DAX device_dax device DAX"
+  "DEV_DAX_PMEM dax_pmem device DAX on pmem"
+  "EXT4_FS ext4 --fs=ext4"
+  "XFS_FS xfs --fs=xfs"
+)
 
-# The package NAME stands for: itself, or the newest package a glob matches.
-resolve_package_name() {
-  local name=$1 found
-  case "$name" in
-    *[\*\?\[]*)
-      found=$(apt-cache "${APT_OPTS[@]}" pkgnames linux-image- 2>/dev/null | while read -r p; do
-                # shellcheck disable=SC2254  # the glob is the point
-                case "$p" in $name) echo "$p" ;; esac
-              done | sort -V | tail -n 1)
-      [ -n "$found" ] || { echo "dax-vm: --kernel-package: no package at $APT_MIRROR matches '$name'" >&2; exit 2; }
-      echo "$found" ;;
-    *) echo "$name" ;;
-  esac
+# The needs CONFIG (a kernel .config) does not meet, "CONFIG_X (why)" with
+# ", " between; nothing when it meets them all. A module counts when
+# MODBASE/lib/modules/KVER/modules.dep lists it (compressed or not).
+kernel_lacks() {
+  local config=$1 dep=$2/lib/modules/$3/modules.dep opt mod why value out="" needs=("${KERNEL_NEEDS[@]}")
+  [ -z "${nvdimm:-}" ] || needs+=("ACPI_NFIT nfit the qemu nvdimm of --nvdimm")
+  for need in "${needs[@]}"; do
+    read -r opt mod why <<< "$need"
+    [ "$mod" = - ] || why="$mod, $why"
+    value=$(sed -n "s/^CONFIG_$opt=//p" "$config" | tail -n 1)
+    case "$value" in
+      y) continue ;;
+      m) if [ "$mod" != - ] && grep -qE "(^|/)$mod\.ko(\.xz|\.zst|\.gz)?:" "$dep" 2>/dev/null; then continue; fi
+         why="$why: =m but $mod.ko is not among its modules" ;;
+      "") why="$why: not set" ;;
+      *) why="$why: =$value" ;;
+    esac
+    out+="${out:+, }CONFIG_$opt ($why)"
+  done
+  echo "$out"
 }
 
 fetch_kernel_package() {
-  local name=$1 tree debs deb kver target
+  local name=$1 tree debs parts rc=0 err pkg ver suite deb kver modbase vmlinuz cfg lacks t0
   tree=$CACHE/kernels/$name
-  if [ ! -f "$tree/.ready" ]; then
+  if [ ! -f "$tree/kernel.env" ]; then
     private_apt_setup
-    name=$(resolve_package_name "$name") || exit 2
+    err=$(mktemp)
+    parts=$(DAX_VM_CACHE=$CACHE APT_DIR=$APT_DIR "$ROOT/scripts/kernels" parts "$name" 2>"$err") || rc=$?
+    case "$rc" in
+      0) rm -f "$err" ;;
+      2) echo "dax-vm: --kernel-package: $(sed 's/^kernels: //' "$err")" >&2; rm -f "$err"; exit 2 ;;
+      3) local why; why=$(sed 's/^kernels: //' "$err"); rm -f "$err"; skip "$why" ;;
+      77) local why; why=$(sed 's/^kernels: SKIP: //' "$err"); rm -f "$err"; skip "--kernel-package: $why" ;;
+      *) local why; why=$(cat "$err"); rm -f "$err"; die "--kernel-package: scripts/kernels parts $name failed ($rc): $why" ;;
+    esac
+    name=$(head -n 1 <<< "$parts" | cut -d' ' -f1)
     tree=$CACHE/kernels/$name
   fi
-  if [ ! -f "$tree/.ready" ]; then
-    apt-cache "${APT_OPTS[@]}" show "$name" >/dev/null 2>&1 || {
-      echo "dax-vm: --kernel-package: $APT_MIRROR has no package '$name' in $APT_CODENAME or $APT_CODENAME-backports" \
-           "(list them: apt-cache search --names-only '^linux-image-')" >&2
-      exit 2
-    }
-    target=$name
-    if apt-cache "${APT_OPTS[@]}" madison "$name" 2>/dev/null | grep -q -- "$APT_CODENAME-backports/"; then
-      target=$name/$APT_CODENAME-backports
-    fi
+  if [ ! -f "$tree/kernel.env" ]; then
     debs=$CACHE/kernels/debs
     mkdir -p "$debs"
-    deb=$(ls -1 "$debs/${name}_"*.deb 2>/dev/null | tail -n 1 || true)
-    if [ -z "$deb" ]; then
-      local t0=$SECONDS
-      (cd "$debs" && apt-get "${APT_OPTS[@]}" -qq download "$target" >"$APT_DIR/download.log" 2>&1) \
-        || skip "--kernel-package: downloading $target from $APT_MIRROR failed ($APT_DIR/download.log)"
-      deb=$(ls -1 "$debs/${name}_"*.deb | tail -n 1)
-      echo "dax-vm: fetched $(basename "$deb") ($(du -h "$deb" | cut -f1)) from $APT_MIRROR ($target) in $((SECONDS - t0)) s"
-    fi
     rm -rf "$tree.new"
-    mkdir -p "$tree.new"
-    dpkg -x "$deb" "$tree.new/root" || die "--kernel-package: dpkg -x $deb failed"
-    kver=$(ls -1 "$tree.new/root/lib/modules" 2>/dev/null | head -n 1)
-    [ -n "$kver" ] && [ -f "$tree.new/root/boot/vmlinuz-$kver" ] \
-      || die "--kernel-package: $name holds no /boot/vmlinuz-KVER with /lib/modules/KVER (not a kernel image package?)"
-    depmod -b "$tree.new/root" "$kver" || die "--kernel-package: depmod -b $tree.new/root $kver failed"
-    echo "$kver" > "$tree.new/kver"
-    touch "$tree.new/.ready"
+    mkdir -p "$tree.new/root"
+    # One apt-get for all the missing parts (each call reads every suite's lists: 5 s).
+    local want=() debfiles=()
+    while read -r pkg ver suite _; do
+      deb=$debs/${pkg}_${ver//:/%3a}_amd64.deb
+      debfiles+=("$deb")
+      [ -s "$deb" ] || want+=("$pkg=$ver")
+    done <<< "$parts"
+    if [ ${#want[@]} -gt 0 ]; then
+      t0=$SECONDS
+      (cd "$debs" && apt-get "${APT_OPTS[@]}" -qq download "${want[@]}" >"$APT_DIR/download.log" 2>&1) \
+        || skip "--kernel-package: downloading ${want[*]} from $APT_MIRROR failed ($APT_DIR/download.log)"
+      echo "dax-vm: fetched ${want[*]} ($(cd "$debs" && du -ch "${debfiles[@]##*/}" | tail -n 1 | cut -f1)," \
+           "$(cut -d' ' -f3 <<< "$parts" | sort -u | paste -sd,)) in $((SECONDS - t0)) s"
+    fi
+    for deb in "${debfiles[@]}"; do
+      [ -s "$deb" ] || die "--kernel-package: apt-get download left no $deb"
+      dpkg -x "$deb" "$tree.new/root" || die "--kernel-package: dpkg -x $deb failed"
+    done
+    # The layout: modules under lib/modules (bookworm) or usr/lib/modules.
+    kver="" modbase=""
+    for d in "$tree.new/root/lib/modules/"*/kernel "$tree.new/root/usr/lib/modules/"*/kernel; do
+      [ -d "$d" ] || continue
+      kver=$(basename "$(dirname "$d")") modbase=${d%/lib/modules/*}
+      break
+    done
+    [ -n "$kver" ] || die "--kernel-package: $name holds no lib/modules/KVER/kernel nor usr/lib/modules/KVER/kernel (not a kernel image package?)"
+    vmlinuz="" cfg=""
+    for f in "$tree.new/root/boot/vmlinuz-$kver" "$modbase/lib/modules/$kver/vmlinuz"; do [ -f "$f" ] && { vmlinuz=$f; break; }; done
+    for f in "$tree.new/root/boot/config-$kver" "$modbase/lib/modules/$kver/config"; do [ -f "$f" ] && { cfg=$f; break; }; done
+    [ -n "$vmlinuz" ] || die "--kernel-package: $name holds no boot/vmlinuz-$kver nor lib/modules/$kver/vmlinuz"
+    [ -n "$cfg" ] || die "--kernel-package: $name holds no boot/config-$kver nor lib/modules/$kver/config"
+    depmod -b "$modbase" "$kver" || die "--kernel-package: depmod -b $modbase $kver failed"
+    # Paths relative to the tree, which is renamed next.
+    printf 'kver=%s\nvmlinuz=%s\ncfg=%s\nmodbase=%s\n' "$kver" "${vmlinuz#"$tree.new"/}" "${cfg#"$tree.new"/}" \
+      "${modbase#"$tree.new"/}" > "$tree.new/kernel.env"
     rm -rf "$tree"
     mv "$tree.new" "$tree"
   fi
-  kver=$(cat "$tree/kver")
-  kernel=$tree/root/boot/vmlinuz-$kver
-  moddir=$tree/root
-  [ -n "$config" ] || config=$tree/root/boot/config-$kver
+  # shellcheck disable=SC1091  # written above
+  . "$tree/kernel.env"
+  lacks=$(kernel_lacks "$tree/$cfg" "$tree/$modbase" "$kver")
+  [ -z "$lacks" ] || skip "$name: its kernel lacks $lacks"
+  kernel=$tree/$vmlinuz
+  moddir=$tree/$modbase
+  [ -n "$config" ] || config=$tree/$cfg
   echo "dax-vm: kernel package $name: $kver"
 }
