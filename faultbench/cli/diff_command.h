@@ -2,8 +2,9 @@
 // RunDiff (diff/diff.h), then the plot and the report.
 //
 // Exit status (returned, never exit()ed), made for `git bisect run`:
-//   0    no regression (improvements included);
-//   1    a regression;
+//   0    no regression (improvements included); with --any-change
+//        (diff::VerdictRule::kAnyChange), no significant change at all;
+//   1    a regression; with --any-change, any figure that changed;
 //   125  cannot judge: a failed run, sides that are not comparable, too
 //        few runs to know the spread, no job in common;
 //   2    bad usage (a missing file, a file that is not a result), or a

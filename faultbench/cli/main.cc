@@ -13,6 +13,7 @@
 #include "faultbench/cli/command_io.h"
 #include "faultbench/cli/compare_command.h"
 #include "faultbench/cli/diff_command.h"
+#include "faultbench/cli/matrix_command.h"
 #include "faultbench/cli/run_command.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/workload/job_file.h"
@@ -57,8 +58,9 @@ ABSL_FLAG(std::string, cpunodebind, "", "run: run workers on these nodes' CPUs (
 ABSL_FLAG(std::string, membind, "", "run: allocate only from these nodes");
 ABSL_FLAG(std::string, preferred, "", "run: allocate from this node first");
 ABSL_FLAG(std::string, interleave, "", "run: interleave pages over these nodes");
-ABSL_FLAG(std::string, output_format, "normal", "run, compare: normal, json or csv (compare: normal or json)");
-ABSL_FLAG(std::string, output, "", "run, compare: write the report to this file instead of stdout");
+ABSL_FLAG(std::string, output_format, "normal",
+          "run, compare, diff, matrix: normal, json or csv (csv: run only)");
+ABSL_FLAG(std::string, output, "", "run, compare, diff, matrix: write the report to this file instead of stdout");
 // --- compare ------------------------------------------------------------------
 ABSL_FLAG(std::string, modes, "pte,pmd",
           "compare: mapping modes to run (pte, pmd, pud, auto); modes the backing cannot give are named, not run");
@@ -70,7 +72,8 @@ ABSL_FLAG(std::string, repeat_budget, "60s", "compare: --repeat=auto stops befor
 ABSL_FLAG(bool, warmup, true, "compare: one unmeasured run first (memory the hypervisor took back is touched again)");
 ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reproduces 4 KiB carryover)");
 ABSL_FLAG(std::string, plot, "",
-          "compare: write an SVG bar chart (median, min-max, a dot per repeat) to this file; diff: its chart");
+          "compare: write an SVG bar chart (median, min-max, a dot per repeat) to this file; diff: its chart; "
+          "matrix: a heatmap per figure that changed");
 ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to this file (the report still goes to --output)");
 ABSL_FLAG(bool, numa_matrix, false,
           "compare: run every (CPU node, memory node) pair (on DAX: CPU node x the device) and print the matrix; "
@@ -81,6 +84,8 @@ ABSL_FLAG(std::string, new, "", "diff: the new side: result files or directories
 ABSL_FLAG(std::string, under_test, "kernel",
           "diff: what may differ between the sides: kernel, fs, build, machine or workload");
 ABSL_FLAG(bool, bisect, false, "diff: for git bisect run: every error exits 125 (cannot judge), never 2");
+ABSL_FLAG(bool, any_change, false,
+          "diff: count every significant change, improvements too: exit 1 when any figure changed, 0 when none did");
 
 namespace {
 
@@ -175,12 +180,45 @@ const std::vector<Subcommand>& Subcommands() {
        "debug options; fs: file system and mount options; machine: hypervisor, CPU, governor, THP;\n"
        "workload: job options); anything else prints 'not comparable because ...'. Under emulation\n"
        "(qemu TCG) only the timing-free signature is judged.\n\n"
+       "--any-change hunts behaviour changes, not only regressions: an improvement counts as\n"
+       "the change too ('CHANGE: N of M figures changed ...' or 'no change: ...').\n\n"
        "Examples:\n"
        "  faultbench diff --base=results/6.1 --new=results/6.12\n"
-       "  faultbench diff --base=a.json,b.json,c.json --new=fio-new/ --under-test=fs --plot=diff.svg\n\n"
+       "  faultbench diff --base=a.json,b.json,c.json --new=fio-new/ --under-test=fs --plot=diff.svg\n"
+       "  git bisect run faultbench diff --base=good/ --new=run/ --any-change --bisect\n\n"
        "Exit status: 0 no regression, 1 regression, 125 cannot judge (a failed run, not comparable,\n"
-       "too few runs), 2 bad usage; with --bisect every error is 125, for 'git bisect run'.",
-       Flags({{"base", "new", "under-test", "bisect"}, kOutputFlags, {"plot"}})},
+       "too few runs), 2 bad usage; with --any-change 0 no change, 1 any figure changed (better\n"
+       "or worse); with --bisect every error is 125, for 'git bisect run'.",
+       Flags({{"base", "new", "under-test", "any-change", "bisect"}, kOutputFlags, {"plot"}})},
+      {"matrix", "matrix DIR [--output-format=normal|json] [--output=FILE] [--plot=FILE.svg]",
+       "Report the kernel matrix: per backing, each kernel's signature and what changed from the kernel before.",
+       "DIR is what scripts/kernel-matrix leaves:\n"
+       "  DIR/kernels.txt   kernel package names, one a line, in version order\n"
+       "                    (linux-image-6.1.0-57-amd64, linux-image-6.12.117+deb13-amd64, ...)\n"
+       "  DIR/backings.txt  backing names, one a line, in report order (fsdax-ext4, fsdax-xfs,\n"
+       "                    devdax-2M, devdax-1G, pagecache-ext4, pagecache-xfs, tmpfs-huge,\n"
+       "                    tmpfs-within-size, hugetlbfs-2M)\n"
+       "  DIR/cells/PACKAGE/BACKING/*.json  'faultbench compare --save-json' documents, one per\n"
+       "                    mapping mode (pmd.json, pte.json, pud.json), each with several runs\n"
+       "  DIR/cells/PACKAGE/BACKING/status  one line, why the cell has no or partial results:\n"
+       "                    'hang: soft lockup - ...', 'skipped: ...', 'failed: ...'\n"
+       "A cell with neither has not run yet.\n\n"
+       "For each backing a table per job variant (pmd/mmap, pte/mmap, pud/mmap): rows are the\n"
+       "kernels, columns the timing-free signature figures diff knows (PMD and PUD share,\n"
+       "faults/MiB, the vmstat and THP counters, PageTables, the fs_dax tallies where traced),\n"
+       "each the median [min-max] of the cell's runs; figures 0 for every kernel are named, not\n"
+       "shown. Each kernel's cell is judged against the nearest earlier kernel whose cell has\n"
+       "results by the rule of 'faultbench diff --under-test=kernel' (ranges separate, noise\n"
+       "floor, 3 runs a side): a changed value is marked (up or down, ! a regression) and listed\n"
+       "after the tables; a pair diff cannot judge is named with diff's reason. --plot draws\n"
+       "a heatmap per changed figure (rows kernels, columns backing and variant, changed cells\n"
+       "outlined in red).\n\n"
+       "Examples:\n"
+       "  faultbench matrix results/kernel-matrix\n"
+       "  faultbench matrix results/kernel-matrix --output-format=json --output=matrix.json --plot=matrix.svg\n\n"
+       "Exit status: 0 the report was made (changes or not), 2 bad usage (DIR missing, no\n"
+       "kernels.txt or backings.txt in it, an --output or --plot that cannot be written).",
+       Flags({kOutputFlags, {"plot"}})},
   };
   return kSubcommands;
 }
@@ -202,6 +240,8 @@ int Diff(const std::vector<std::string>& args) {
   auto under_test = faultbench::ParseUnderTest(absl::GetFlag(FLAGS_under_test));
   if (!under_test.ok()) return UsageError(under_test.status());
   config.diff.under_test = *under_test;
+  config.diff.rule = absl::GetFlag(FLAGS_any_change) ? faultbench::diff::VerdictRule::kAnyChange
+                                                     : faultbench::diff::VerdictRule::kRegressions;
   auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
   if (!format.ok()) return UsageError(format.status());
   if (*format == faultbench::OutputFormat::kCsv) {
@@ -211,6 +251,24 @@ int Diff(const std::vector<std::string>& args) {
   config.output_path = absl::GetFlag(FLAGS_output);
   config.plot_path = absl::GetFlag(FLAGS_plot);
   return faultbench::DiffCommand(config);
+}
+
+int Matrix(const std::vector<std::string>& args) {
+  if (args.size() != 1) {
+    return UsageError(absl::InvalidArgumentError(
+        "matrix takes exactly one DIR, the directory scripts/kernel-matrix made (see 'faultbench help matrix')"));
+  }
+  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  if (!format.ok()) return UsageError(format.status());
+  if (*format == faultbench::OutputFormat::kCsv) {
+    return UsageError(absl::InvalidArgumentError("matrix: --output-format is normal or json"));
+  }
+  faultbench::MatrixCommandConfig config;
+  config.dir = args[0];
+  config.format = *format;
+  config.output_path = absl::GetFlag(FLAGS_output);
+  config.plot_path = absl::GetFlag(FLAGS_plot);
+  return faultbench::MatrixCommand(config);
 }
 
 int RunDoctor(const std::vector<std::string>& args) {
@@ -330,6 +388,7 @@ int Dispatch(const std::string& name, const std::vector<std::string>& args) {
   if (name == "doctor") return RunDoctor(args);
   if (name == "run") return Run(args);
   if (name == "diff") return Diff(args);
+  if (name == "matrix") return Matrix(args);
   return Compare(args);
 }
 

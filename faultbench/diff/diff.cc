@@ -196,8 +196,15 @@ std::string OptionsDifference(const std::string& base, const std::string& next) 
   return out;
 }
 
-// The causes of a regression: what the experiment changed, what the new
-// side's doctor found, and what the signature says happened.
+// Whether `f` is what the verdict counts under `rule`.
+bool Counts(const FigureDiff& f, VerdictRule rule) {
+  return f.verdict == FigureVerdict::kRegression ||
+         (rule == VerdictRule::kAnyChange && f.verdict == FigureVerdict::kImprovement);
+}
+
+// The causes of a regression (or a change): what the experiment changed,
+// what the new side's doctor found for the jobs that changed, and what the
+// signature says happened (a fallback only when it got worse).
 std::vector<std::string> Causes(const DiffOutcome& o) {
   std::vector<std::string> causes;
   for (const FactDifference& d : o.comparability.under_test) {
@@ -208,8 +215,9 @@ std::vector<std::string> Causes(const DiffOutcome& o) {
   for (const JobDiff& job : o.jobs) {
     bool regressed = false;
     for (const FigureDiff& f : job.figures) {
-      if (f.verdict != FigureVerdict::kRegression) continue;
+      if (!Counts(f, o.rule)) continue;
       regressed = true;
+      if (f.verdict != FigureVerdict::kRegression) continue;
       const std::string& n = f.metric->name;
       if (n == "vmstat.thp_fault_fallback" || n == "dax.fallback" || n == "pmd_share") {
         fell_back = true;
@@ -239,6 +247,25 @@ std::string WhatWouldAllow(const DiffOutcome& o) {
     }
   }
   return "";
+}
+
+// --any-change: every significant change counts, whichever its direction;
+// the verdict still says which were worse and which better.
+void DecideAnyChange(DiffOutcome& o, const std::vector<std::string>& worse, const std::vector<std::string>& better,
+                     int judged) {
+  if (worse.empty() && better.empty()) {
+    o.verdict = DiffVerdict::kNoChange;
+    o.verdict_text = absl::StrFormat("no change: no significant difference in %d figures", judged);
+    return;
+  }
+  std::vector<std::string> lists;
+  if (!worse.empty()) lists.push_back(absl::StrCat("worse: ", absl::StrJoin(worse, ", ")));
+  if (!better.empty()) lists.push_back(absl::StrCat("better: ", absl::StrJoin(better, ", ")));
+  o.verdict = DiffVerdict::kChange;
+  o.verdict_text = absl::StrFormat("CHANGE: %d of %d figures changed (%d worse, %d better): %s",
+                                   worse.size() + better.size(), judged, worse.size(), better.size(),
+                                   absl::StrJoin(lists, "; "));
+  o.causes = Causes(o);
 }
 
 void Decide(DiffOutcome& o) {
@@ -279,6 +306,7 @@ void Decide(DiffOutcome& o) {
     return cannot(absl::StrFormat("fewer than 3 runs a side (base %d, new %d): no spread is known, nothing is called",
                                   o.base.runs, o.next.runs));
   }
+  if (o.rule == VerdictRule::kAnyChange) return DecideAnyChange(o, worse, better, judged);
   if (!better.empty()) o.notes.push_back(absl::StrCat("better: ", absl::StrJoin(better, ", ")));
   if (!worse.empty()) {
     o.verdict = DiffVerdict::kRegression;
@@ -331,16 +359,20 @@ std::string FigureVerdictName(FigureVerdict verdict) {
 
 int DiffOutcome::ExitStatus() const {
   switch (verdict) {
-    case DiffVerdict::kNoRegression: return 0;
-    case DiffVerdict::kRegression: return 1;
+    case DiffVerdict::kNoRegression:
+    case DiffVerdict::kNoChange: return 0;
+    case DiffVerdict::kRegression:
+    case DiffVerdict::kChange: return 1;
     case DiffVerdict::kCannotJudge: return 125;
   }
   return 125;
 }
 
-DiffOutcome JudgeSides(const std::vector<RunSample>& base, const std::vector<RunSample>& next, UnderTest under_test) {
+DiffOutcome JudgeSides(const std::vector<RunSample>& base, const std::vector<RunSample>& next, UnderTest under_test,
+                       VerdictRule rule) {
   DiffOutcome o;
   o.under_test = under_test;
+  o.rule = rule;
   o.base = SummarizeSide(base);
   o.next = SummarizeSide(next);
   o.emulation = !o.base.emulation.empty() ? o.base.emulation : o.next.emulation;
@@ -363,7 +395,8 @@ DiffOutcome JudgeSides(const std::vector<RunSample>& base, const std::vector<Run
   AddSideNotes(o.next, "new", o.emulation.empty(), o.notes);
   Decide(o);
   const size_t second_colon = o.verdict_text.find(':', o.verdict_text.find(':') + 1);
-  o.headline = o.verdict == DiffVerdict::kRegression ? o.verdict_text.substr(0, second_colon) : o.verdict_text;
+  const bool listed = o.verdict == DiffVerdict::kRegression || o.verdict == DiffVerdict::kChange;
+  o.headline = listed ? o.verdict_text.substr(0, second_colon) : o.verdict_text;
   return o;
 }
 
@@ -374,7 +407,7 @@ absl::StatusOr<DiffOutcome> RunDiff(const DiffConfig& config) {
   std::vector<std::string> base_skipped, next_skipped;
   PMSTORE_ASSIGN_OR_RETURN(std::vector<RunSample> base, ReadRuns(config.base_paths, &base_skipped));
   PMSTORE_ASSIGN_OR_RETURN(std::vector<RunSample> next, ReadRuns(config.new_paths, &next_skipped));
-  DiffOutcome outcome = JudgeSides(base, next, config.under_test);
+  DiffOutcome outcome = JudgeSides(base, next, config.under_test, config.rule);
   outcome.base.skipped = std::move(base_skipped);
   outcome.next.skipped = std::move(next_skipped);
   AddSkippedNote(outcome.base, "base", outcome.notes);

@@ -9,6 +9,10 @@
 // fewer than 3 runs a side nothing is called. The figure's worse direction
 // (metrics.h) makes a change a regression or an improvement.
 //
+// What the verdict counts is the caller's choice (VerdictRule): by default
+// only regressions, so improvements exit 0; kernel engineers hunting any
+// behaviour change (--any-change) count improvements too.
+//
 // Before any of that, the sides must be comparable: only the facts
 // `under_test` names may differ (taint/comparability.h), the runs must not
 // have failed, and under emulation (qemu TCG, on either side) only the
@@ -28,10 +32,17 @@
 
 namespace faultbench::diff {
 
+// What the verdict and the exit status count as "changed".
+enum class VerdictRule {
+  kRegressions,  // a figure judged kRegression; improvements are notes (exit 0)
+  kAnyChange,    // a figure judged kRegression or kImprovement (--any-change)
+};
+
 struct DiffConfig {
   std::vector<std::string> base_paths;
   std::vector<std::string> new_paths;
   UnderTest under_test = UnderTest::kKernel;
+  VerdictRule rule = VerdictRule::kRegressions;
 };
 
 // What one side is, over all its runs.
@@ -74,22 +85,27 @@ struct JobDiff {
   std::vector<std::string> next_doctor_reasons;  // the new side's doctor, where its mapping differed
 };
 
-enum class DiffVerdict { kNoRegression, kRegression, kCannotJudge };
+// kNoChange and kChange only under VerdictRule::kAnyChange.
+enum class DiffVerdict { kNoRegression, kRegression, kNoChange, kChange, kCannotJudge };
 
 struct DiffOutcome {
   UnderTest under_test = UnderTest::kKernel;
+  VerdictRule rule = VerdictRule::kRegressions;
   SideSummary base, next;
   Comparability comparability;  // system facts and job options that differ
   std::string emulation;        // non-empty: only the signature was judged
   std::vector<JobDiff> jobs;
   std::vector<std::string> unmatched;  // "job 't' [psync] only in base"
   DiffVerdict verdict = DiffVerdict::kCannotJudge;
-  std::string verdict_text;  // "REGRESSION: ...", "no regression: ...", "cannot judge: ..."
+  // "REGRESSION: ...", "no regression: ...", "cannot judge: ..."; under
+  // kAnyChange "CHANGE: 2 of 31 figures changed (1 worse, 1 better): ...", "no change: ...".
+  std::string verdict_text;
   std::string headline;      // its first clause: "REGRESSION: 3 of 31 figures worse"
-  std::vector<std::string> causes;  // for a regression: what differs under test, the doctor, the signature
+  std::vector<std::string> causes;  // for a regression or change: what differs under test, the doctor, the signature
   std::vector<std::string> notes;   // side remarks: CPU saturation, taint unknown, improvements
 
-  // For `git bisect run`: 0 no regression, 1 regression, 125 cannot judge.
+  // For `git bisect run`: 0 no regression (no change), 1 regression (a
+  // change), 125 cannot judge.
   int ExitStatus() const;
 };
 
@@ -97,8 +113,10 @@ struct DiffOutcome {
 // options only what differs: "sunit=4096,swidth=4096 only in base".
 std::string DescribeDifference(const FactDifference& difference);
 
-// Judges two sides' runs (the pure part, for tests).
-DiffOutcome JudgeSides(const std::vector<RunSample>& base, const std::vector<RunSample>& next, UnderTest under_test);
+// Judges two sides' runs (the pure part, for tests and for matrix/, which
+// judges neighbouring kernels by it).
+DiffOutcome JudgeSides(const std::vector<RunSample>& base, const std::vector<RunSample>& next, UnderTest under_test,
+                       VerdictRule rule = VerdictRule::kRegressions);
 
 // Reads both sides' files and judges them. Errors (a missing path, a file
 // that is not a result) are usage errors; everything else is in the outcome.

@@ -94,6 +94,8 @@ std::string VerdictName(DiffVerdict v) {
   switch (v) {
     case DiffVerdict::kNoRegression: return "no regression";
     case DiffVerdict::kRegression: return "regression";
+    case DiffVerdict::kNoChange: return "no change";
+    case DiffVerdict::kChange: return "change";
     case DiffVerdict::kCannotJudge: return "cannot judge";
   }
   return "";
@@ -168,6 +170,7 @@ json DiffJson(const DiffOutcome& o) {
                     {"new_doctor_reasons", job.next_doctor_reasons}});
   }
   return {{"under_test", std::string(UnderTestName(o.under_test))},
+          {"counts", o.rule == VerdictRule::kAnyChange ? "any change" : "regressions"},
           {"emulation", o.emulation},
           {"judged", o.emulation.empty() ? "all" : "signature"},
           {"base", SideJson(o.base)},

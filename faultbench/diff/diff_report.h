@@ -15,7 +15,7 @@ namespace faultbench::diff {
 // the notes, and each side's taint.
 std::string DiffText(const DiffOutcome& outcome);
 
-// {"under_test", "emulation", "judged": "signature"|"all", "base": {...}, "new": {...},
+// {"under_test", "counts": "regressions"|"any change", "emulation", "judged": "signature"|"all", "base": {...}, "new": {...},
 //  "differences": {"under_test": [...], "not_comparable": [...]}, "jobs": [{"job", "variant",
 //  "figures": [{"figure", "unit", "worse", "base": {min, median, max, mean, stddev_percent, values},
 //  "new": {...}, "change_percent", "verdict", "evidence"}]}], "unmatched", "verdict",

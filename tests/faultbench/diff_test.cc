@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "absl/strings/str_join.h"
 #include "faultbench/diff/diff_report.h"
+#include "support/temp_dir.h"
 
 namespace faultbench::diff {
 namespace {
@@ -262,6 +264,68 @@ TEST(DiffReport, TextUsesLkpsLayout) {
   EXPECT_NE(text.find("%stddev    %change"), std::string::npos) << text;
   EXPECT_NE(text.find("+181.4%"), std::string::npos) << text;
   EXPECT_NE(text.find("under test: job t [libaio]: iodepth: 1 (base) vs 8 (new)"), std::string::npos) << text;
+}
+
+// An improvement and nothing else: the PMD faults that fell back on the
+// base side are PMDs on the new side, timings unchanged.
+std::vector<RunSample> FellBack() { return Runs(3, "6.1.0-57-amd64", "", "rw", 32768, 64, 1000); }
+std::vector<RunSample> GotPmds() { return Runs(3, "6.12.95+deb12-amd64", "", "rw", 64, 0, 1000); }
+
+TEST(DiffAnyChange, AnImprovementOnlyPairExitsOneWithAnyChangeAndZeroWithout) {
+  const DiffOutcome regressions = JudgeSides(FellBack(), GotPmds(), UnderTest::kKernel);
+  EXPECT_EQ(regressions.ExitStatus(), 0) << regressions.verdict_text;
+  EXPECT_EQ(regressions.verdict_text.rfind("no regression: ", 0), 0u) << regressions.verdict_text;
+  ASSERT_NE(FindFigure(regressions, "pmd_share"), nullptr);
+  EXPECT_EQ(FindFigure(regressions, "pmd_share")->verdict, FigureVerdict::kImprovement);
+
+  const DiffOutcome any = JudgeSides(FellBack(), GotPmds(), UnderTest::kKernel, VerdictRule::kAnyChange);
+  EXPECT_EQ(any.verdict, DiffVerdict::kChange);
+  EXPECT_EQ(any.ExitStatus(), 1) << any.verdict_text;
+  EXPECT_EQ(any.headline.rfind("CHANGE: ", 0), 0u) << any.headline;
+  EXPECT_NE(any.headline.find(" figures changed (0 worse, "), std::string::npos) << any.headline;
+  EXPECT_NE(any.verdict_text.find("better: faults_per_mib 256 -> 0.5"), std::string::npos) << any.verdict_text;
+  const json doc = DiffJson(any);
+  EXPECT_EQ(doc["verdict"], "change");
+  EXPECT_EQ(doc["counts"], "any change");
+  EXPECT_EQ(doc["exit_status"], 1);
+}
+
+TEST(DiffAnyChange, NoSignificantChangeIsNoChangeAndARegressionStillCounts) {
+  const DiffOutcome same = JudgeSides(GotPmds(), GotPmds(), UnderTest::kKernel, VerdictRule::kAnyChange);
+  EXPECT_EQ(same.verdict, DiffVerdict::kNoChange);
+  EXPECT_EQ(same.ExitStatus(), 0);
+  EXPECT_EQ(same.verdict_text.rfind("no change: no significant difference in ", 0), 0u) << same.verdict_text;
+  const DiffOutcome worse = JudgeSides(GotPmds(), FellBack(), UnderTest::kKernel, VerdictRule::kAnyChange);
+  EXPECT_EQ(worse.ExitStatus(), 1) << worse.verdict_text;
+  EXPECT_NE(worse.headline.find(" worse, 0 better)"), std::string::npos) << worse.headline;
+  EXPECT_NE(absl::StrJoin(worse.causes, "\n").find("PMD faults fell back"), std::string::npos) << "a worse fallback";
+  // Cannot judge stays 125 under either rule.
+  std::vector<RunSample> two = GotPmds();
+  two.pop_back();
+  EXPECT_EQ(JudgeSides(two, two, UnderTest::kKernel, VerdictRule::kAnyChange).ExitStatus(), 125);
+}
+
+TEST(DiffAnyChange, RunDiffPassesTheRuleFromItsConfig) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  for (int i = 0; i < 3; ++i) {
+    std::ofstream(dir.File("base-" + std::to_string(i) + ".json"))
+        << FaultbenchRun("6.1.0-57-amd64", "", "rw", 32768, 64, 1000 * (1 + 0.1 * i)).dump();
+    std::ofstream(dir.File("new-" + std::to_string(i) + ".json"))
+        << FaultbenchRun("6.12.95+deb12-amd64", "", "rw", 64, 0, 1000 * (1 + 0.1 * i)).dump();
+  }
+  DiffConfig config;
+  for (int i = 0; i < 3; ++i) {
+    config.base_paths.push_back(dir.File("base-" + std::to_string(i) + ".json"));
+    config.new_paths.push_back(dir.File("new-" + std::to_string(i) + ".json"));
+  }
+  auto regressions = RunDiff(config);
+  ASSERT_TRUE(regressions.ok()) << regressions.status();
+  EXPECT_EQ(regressions->ExitStatus(), 0) << regressions->verdict_text;
+  config.rule = VerdictRule::kAnyChange;
+  auto any = RunDiff(config);
+  ASSERT_TRUE(any.ok()) << any.status();
+  EXPECT_EQ(any->ExitStatus(), 1) << any->verdict_text;
 }
 
 }  // namespace
