@@ -164,8 +164,12 @@ SideFacts FactsOf(const json& system) {
   put(kFactThpDefrag, thp.value("defrag", ""));
   put(kFactThpShmem, thp.value("shmem_enabled", ""));
   const json& fs = system.value("filesystem", json::object());
-  put(kFactFileSystem, fs.value("type", ""));
-  put(kFactMountOptions, fs.value("options", ""));
+  const std::string fs_type = fs.value("type", "");
+  put(kFactFileSystem, fs_type);
+  // A device DAX node lives on devtmpfs, whose size= and nr_inodes= follow
+  // the RAM the booted kernel left free: facts of the boot, not of the
+  // device mapped, and they differ between any two kernels.
+  if (fs_type != "devtmpfs") put(kFactMountOptions, fs.value("options", ""));
   for (auto it = facts.begin(); it != facts.end();) it = it->second.empty() ? facts.erase(it) : std::next(it);
   return facts;
 }

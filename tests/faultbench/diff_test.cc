@@ -220,6 +220,22 @@ TEST(DiffSignature, MisalignedExtentsAreARegressionWithTheirCauseUnderFs) {
   EXPECT_NE(kernel.verdict_text.find("mount options"), std::string::npos) << kernel.verdict_text;
 }
 
+TEST(DiffSignature, DevtmpfsSizesOfADeviceDaxRunDoNotMakeKernelsIncomparable) {
+  // Device DAX: the file system recorded is the device node's devtmpfs,
+  // sized by the RAM each kernel left free.
+  const auto on_devtmpfs = [](const std::string& kernel, const std::string& size) {
+    json doc = FaultbenchRun(kernel, "qemu TCG", "", 64, 0, 1000);
+    doc["system"]["filesystem"] = {{"type", "devtmpfs"}, {"options", "rw,relatime,size=" + size + ",mode=755"}};
+    std::vector<RunSample> runs;
+    for (int i = 0; i < 3; ++i) runs.push_back(RunsOfDocument(doc, "run").value().front());
+    return runs;
+  };
+  const DiffOutcome o =
+      JudgeSides(on_devtmpfs("6.1.0-57-amd64", "1000452k"), on_devtmpfs("6.12.117+deb13-amd64", "1004340k"), UnderTest::kKernel);
+  EXPECT_EQ(o.ExitStatus(), 0) << o.verdict_text;
+  EXPECT_TRUE(o.comparability.not_comparable.empty());
+}
+
 TEST(DiffSignature, TwoKernelsWithTheSameSignatureAreNoRegressionUnderEmulation) {
   // Timings differ wildly under TCG; the signature does not.
   const DiffOutcome o = JudgeSides(Runs(3, "6.1.0-57-amd64", "qemu TCG", "rw", 64, 0, 1000),
