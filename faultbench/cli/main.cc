@@ -82,7 +82,7 @@ ABSL_FLAG(bool, numa_matrix, false,
 ABSL_FLAG(std::string, base, "", "diff: the base side: result files or directories, comma-separated");
 ABSL_FLAG(std::string, new, "", "diff: the new side: result files or directories, comma-separated");
 ABSL_FLAG(std::string, under_test, "kernel",
-          "diff: what may differ between the sides: kernel, fs, build, machine or workload");
+          "diff: what may differ between the sides: kernel, fs, build, machine, workload or package");
 ABSL_FLAG(bool, bisect, false, "diff: for git bisect run: every error exits 125 (cannot judge), never 2");
 ABSL_FLAG(bool, any_change, false,
           "diff: count every significant change, improvements too: exit 1 when any figure changed, 0 when none did");
@@ -178,7 +178,9 @@ const std::vector<Subcommand>& Subcommands() {
        "knows its worse direction (IOPS down, latency, faults and fallbacks up). Only what\n"
        "--under-test names may differ between the sides (kernel: the release; build: release and\n"
        "debug options; fs: file system and mount options; machine: hypervisor, CPU, governor, THP;\n"
-       "workload: job options); anything else prints 'not comparable because ...'. Under emulation\n"
+       "workload: job options; package: two distribution kernel packages run by one script, so\n"
+       "release, debug options, THP defaults and how it shows mount options); anything else\n"
+       "prints 'not comparable because ...'. Under emulation\n"
        "(qemu TCG) only the timing-free signature is judged.\n\n"
        "--any-change hunts behaviour changes, not only regressions: an improvement counts as\n"
        "the change too ('CHANGE: N of M figures changed ...' or 'no change: ...').\n\n"
@@ -208,7 +210,7 @@ const std::vector<Subcommand>& Subcommands() {
        "faults/MiB, the vmstat and THP counters, PageTables, the fs_dax tallies where traced),\n"
        "each the median [min-max] of the cell's runs; figures 0 for every kernel are named, not\n"
        "shown. Each kernel's cell is judged against the nearest earlier kernel whose cell has\n"
-       "results by the rule of 'faultbench diff --under-test=kernel' (ranges separate, noise\n"
+       "results by the rule of 'faultbench diff --under-test=package' (ranges separate, noise\n"
        "floor, 3 runs a side): a changed value is marked (up or down, ! a regression) and listed\n"
        "after the tables; a pair diff cannot judge is named with diff's reason. --plot draws\n"
        "a heatmap per changed figure (rows kernels, columns backing and variant, changed cells\n"

@@ -240,7 +240,8 @@ std::vector<std::string> Causes(const DiffOutcome& o) {
 std::string WhatWouldAllow(const DiffOutcome& o) {
   if (o.comparability.not_comparable.empty()) return "";
   const std::string& fact = o.comparability.not_comparable.front().fact;
-  for (UnderTest u : {UnderTest::kKernel, UnderTest::kBuild, UnderTest::kFs, UnderTest::kMachine, UnderTest::kWorkload}) {
+  for (UnderTest u : {UnderTest::kKernel, UnderTest::kBuild, UnderTest::kPackage, UnderTest::kFs, UnderTest::kMachine,
+                      UnderTest::kWorkload}) {
     if (MayDiffer(fact, u)) {
       return absl::StrCat(" (--under-test=", UnderTestName(o.under_test), "; --under-test=", UnderTestName(u),
                           " would allow the ", fact.rfind(kFactJobPrefix, 0) == 0 ? "job options" : fact, " to differ)");

@@ -98,7 +98,7 @@ std::vector<VariantSummary> Summarize(const std::vector<RunSample>& runs, const 
 // A pair diff cannot judge marks nothing and says why.
 void JudgeNeighbours(Matrix& m, const std::string& backing, const std::string& from, const std::string& to,
                      const std::vector<RunSample>& base, const std::vector<RunSample>& next, const Labeller& label) {
-  const diff::DiffOutcome o = diff::JudgeSides(base, next, UnderTest::kKernel);
+  const diff::DiffOutcome o = diff::JudgeSides(base, next, UnderTest::kPackage);
   if (o.verdict == diff::DiffVerdict::kCannotJudge) {
     m.unjudged.push_back({backing, from, to, o.verdict_text});
     return;

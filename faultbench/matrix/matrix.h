@@ -6,7 +6,8 @@
 //
 // It may use diff/ (reading result files, the figures it knows, and its
 // judgement, which is the only rule of change here: a figure is marked
-// exactly when `faultbench diff --under-test=kernel` would call it),
+// exactly when `faultbench diff --under-test=package` would call it:
+// the kernels are Debian packages, each with its own config),
 // stats/ (summaries) and plot/ (matrix_report's heatmap); it runs nothing.
 //
 // The directory:
@@ -98,7 +99,7 @@ struct Matrix {
 };
 
 // Reads DIR and judges every backing's neighbouring kernels with
-// diff::JudgeSides(..., UnderTest::kKernel). On success every cell of
+// diff::JudgeSides(..., UnderTest::kPackage). On success every cell of
 // kernels x backings is present, run or not.
 // Errors, each a usage error whose message says what to do:
 //   NotFound         DIR does not exist, or is not a directory;

@@ -16,7 +16,8 @@ constexpr NamedUnderTest kNames[] = {{UnderTest::kKernel, "kernel"},
                                      {UnderTest::kFs, "fs"},
                                      {UnderTest::kBuild, "build"},
                                      {UnderTest::kMachine, "machine"},
-                                     {UnderTest::kWorkload, "workload"}};
+                                     {UnderTest::kWorkload, "workload"},
+                                     {UnderTest::kPackage, "package"}};
 
 bool OneOf(std::string_view fact, std::initializer_list<std::string_view> facts) {
   return std::find(facts.begin(), facts.end(), fact) != facts.end();
@@ -29,7 +30,7 @@ absl::StatusOr<UnderTest> ParseUnderTest(std::string_view name) {
     if (entry.name == name) return entry.value;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("--under-test: unknown '", std::string(name), "': use kernel, fs, build, machine or workload"));
+      absl::StrCat("--under-test: unknown '", std::string(name), "': use kernel, fs, build, machine, workload or package"));
 }
 
 std::string UnderTestName(UnderTest under_test) {
@@ -47,6 +48,9 @@ bool MayDiffer(std::string_view fact, UnderTest under_test) {
     case UnderTest::kMachine:
       return OneOf(fact, {kFactHypervisor, kFactEmulation, kFactCpuModel, kFactCpus, kFactGovernor, kFactThpEnabled,
                           kFactThpDefrag, kFactThpShmem});
+    case UnderTest::kPackage:
+      return OneOf(fact, {kFactKernel, kFactDebugOptions, kFactThpEnabled, kFactThpDefrag, kFactThpShmem,
+                          kFactMountOptions});
     case UnderTest::kWorkload:
       return absl::StartsWith(absl::string_view(fact.data(), fact.size()), kFactJobPrefix);
   }

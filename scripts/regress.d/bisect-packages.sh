@@ -3,8 +3,8 @@
 # kernel package first changed the study's signature?
 #
 # FIRST's behaviour is "before", LAST's is "after"; each package between is
-# studied and judged against FIRST (faultbench diff, with --any-change when
-# given), and the range halves until two neighbours remain. Only the
+# studied and judged against FIRST (faultbench diff --under-test=package,
+# with --any-change when given), and the range halves until two neighbours remain. Only the
 # timing-free signature is judged (the VM is emulated), so one study a
 # package is enough: no package is judged twice.
 #
@@ -58,8 +58,8 @@ judge_against_first() {  # STEP PACKAGE
     echo "regress: step $1: $2: not judged: $(cat "$cell/status")"
     return 125
   fi
-  "$fb" diff --base="$first_cell" --new="$cell" "${diff_flags[@]}" --output-format=json > "$json" 2> "$save/step-$1.err" \
-    || rc=$?
+  "$fb" diff --base="$first_cell" --new="$cell" "${package_flags[@]}" "${diff_flags[@]}" --output-format=json \
+    > "$json" 2> "$save/step-$1.err" || rc=$?
   moved=$(jq -r '[.jobs[] as $j | $j.figures[] | select(.verdict == "REGRESSION" or .verdict == "improvement")
                   | "\($j.variant) \(.figure) \(.base.median) -> \(.new.median)"] | join("; ")' "$json" 2>/dev/null)
   case "$rc" in
@@ -73,6 +73,11 @@ judge_against_first() {  # STEP PACKAGE
 
 bisect_packages() {
   local list n i lo hi mid step=1 rc max_boots skipped=() candidates
+  # Two Debian packages differ in more than the release (their configs, THP
+  # defaults, how they show a mount): diff's --under-test=package allows
+  # those, unless DIFF-FLAGS name another --under-test.
+  package_flags=(--under-test=package)
+  case " ${diff_flags[*]} " in *" --under-test"*) package_flags=() ;; esac
   list=$("$ROOT/scripts/kernels" range "$first" "$last") || fail "scripts/kernels range $first $last failed (see above)"
   mapfile -t pkgs <<< "$list"
   n=${#pkgs[@]}

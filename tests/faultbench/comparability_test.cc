@@ -12,7 +12,7 @@ SideFacts Facts(const std::string& kernel, const std::string& hypervisor, const 
 }
 
 TEST(Comparability, UnderTestNamesParseAndUnknownOnesAreAnError) {
-  for (const char* name : {"kernel", "fs", "build", "machine", "workload"}) {
+  for (const char* name : {"kernel", "fs", "build", "machine", "workload", "package"}) {
     auto parsed = ParseUnderTest(name);
     ASSERT_TRUE(parsed.ok()) << name;
     EXPECT_EQ(UnderTestName(*parsed), name);
@@ -37,6 +37,25 @@ TEST(Comparability, MountOptionsMayDifferUnderFsButTheKernelMayNot) {
   EXPECT_EQ(c.under_test[0].fact, kFactMountOptions);
   ASSERT_EQ(c.not_comparable.size(), 1u);
   EXPECT_EQ(c.not_comparable[0].fact, kFactKernel);
+}
+
+TEST(Comparability, TwoKernelPackagesMayDifferInHowTheyShowAMountButNotInTheMachine) {
+  // xfs stopped listing attr2 in 6.18: the same mkfs and mount, shown otherwise.
+  SideFacts base = Facts("6.17.13+deb13-amd64", "QEMU", "rw,attr2,dax=always,inode64");
+  SideFacts next = Facts("6.18.15+deb13-amd64", "QEMU", "rw,dax=always,inode64");
+  base[kFactDebugOptions] = "none";
+  next[kFactDebugOptions] = "CONFIG_PAGE_POISONING";
+  base[kFactThpShmem] = "never";
+  next[kFactThpShmem] = "advise";
+  const Comparability package = JudgeComparability(base, next, UnderTest::kPackage);
+  EXPECT_EQ(package.under_test.size(), 4u);
+  EXPECT_TRUE(package.not_comparable.empty());
+  const Comparability kernel = JudgeComparability(base, next, UnderTest::kKernel);
+  EXPECT_EQ(kernel.not_comparable.size(), 3u) << "debug options, THP and mount options are no release's";
+  next[kFactHypervisor] = "KVM";
+  next[kFactFileSystem] = "ext4";
+  const Comparability machine = JudgeComparability(base, next, UnderTest::kPackage);
+  ASSERT_EQ(machine.not_comparable.size(), 2u) << "another machine or file system is no package's doing";
 }
 
 TEST(Comparability, EachExperimentOwnsItsFacts) {

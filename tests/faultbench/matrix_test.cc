@@ -74,7 +74,7 @@ TEST_F(MatrixTest, AChangeBetweenNeighboursIsMarkedWithDiffsVerdict) {
   EXPECT_DOUBLE_EQ(share->new_median, 0.94);
   // The same verdict diff gives the two cells' runs.
   const diff::DiffOutcome o = diff::JudgeSides(CellRuns(1, "pagecache-ext4"), CellRuns(2, "pagecache-ext4"),
-                                               UnderTest::kKernel);
+                                               UnderTest::kPackage);
   bool found = false;
   for (const diff::JobDiff& job : o.jobs) {
     for (const diff::FigureDiff& f : job.figures) {
