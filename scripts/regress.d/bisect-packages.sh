@@ -49,11 +49,25 @@ package_cell() {  # PACKAGE
   esac
 }
 
+# "failed" when the cell's study ran and its workload failed ("failed: ..."
+# status), else "".
+study_failed() { case "$(cat "$1/status" 2>/dev/null)" in failed:*) echo failed ;; esac; }
+
 # 0 the same as FIRST, 1 changed, 125 cannot be judged; prints the step.
 judge_against_first() {  # STEP PACKAGE
   local cell rc=0 json=$save/step-$1.json moved
   package_cell "$2"
   cell=$CELL
+  # A study whose workload failed on one side only (a SIGBUS where the other
+  # kernel mapped the page) is the change itself, not a cell to skip.
+  if [ "$(study_failed "$first_cell")" != "$(study_failed "$cell")" ]; then
+    echo "regress: step $1: $2: changed against $first: the study $( [ -n "$(study_failed "$cell")" ] && echo "failed: $(cat "$cell/status")" || echo "ran, where it failed on $first")"
+    return 1
+  fi
+  if [ -n "$(study_failed "$cell")" ]; then
+    echo "regress: step $1: $2: not judged: the study failed as on $first: $(cat "$cell/status")"
+    return 125
+  fi
   if ! has_results "$cell"; then
     echo "regress: step $1: $2: not judged: $(cat "$cell/status")"
     return 125
