@@ -7,7 +7,7 @@
 #                                       6.1) the fs_dax FALLBACK tally, with the cause; exit 1.
 #                                       Leaves WORKDIR/base, the installed kernel's results.
 #   regress.sh REGRESS WORKDIR kernels  those results against the newest 6.12 of
-#                                       bookworm-backports and against another 6.1 ABI
+#                                       the Debian mirror (+deb12) and against another 6.1 ABI
 #                                       (6.1.0-47): "no regression" both times, each
 #                                       kernel booted from its Debian package with its
 #                                       own modules and config.
@@ -68,7 +68,7 @@ fs)
 kernels)
   [ -d "$work/base" ] || { echo "regress: SKIP: no base results in $work/base (dax_regress_fs makes them)"; exit 77; }
   "$regress" --base "$work/base" --new 'linux-image-6.12.*+deb12-amd64' --fs=xfs --save "$work/k612"
-  expect_status "installed 6.1 against the newest 6.12 from backports" 0 $?
+  expect_status "installed 6.1 against the newest +deb12 6.12" 0 $?
   has "$work/k612/diff.txt" "no regression: "
   check "the new side ran 6.12" "$work/k612/new/pmd.json" '.runs[0].result.system.kernel | startswith("6.12.")'
   check "6.12 booted with its own config: debug options known" "$work/k612/new/pmd.json" \
