@@ -15,14 +15,13 @@
 # changed study never reuses results of the old one.
 #
 # Uses from scripts/regress: fb, save, cache, backing, diff_flags, fail,
-# finish, run_vm_study, vm_failure, ROOT.
+# finish, run_vm_study, vm_failure, ROOT, and cells.sh.
 
 study_hash() {
   cat "$ROOT/scripts/regress.d/guest-study" "$ROOT/scripts/regress.d/backings.sh" \
       "$ROOT/scripts/dax-vm.d/make-fs.sh" | sha256sum | cut -c1-12
 }
 
-has_results() { [ -n "$(find "$1" -maxdepth 1 -name '*.json' -print -quit 2>/dev/null)" ]; }
 
 # The results of PACKAGE on the backing, measured once: sets CELL to the
 # cell's directory, which holds JSONs (measured) or a status line (not
@@ -31,7 +30,7 @@ BOOTS=0 CELL=""
 package_cell() {  # PACKAGE
   local cell=$cache/$1/$backing rc=0 t0=$SECONDS
   CELL=$cell
-  if has_results "$cell" || [ -s "$cell/status" ]; then return; fi
+  if cell_done "$cell"; then return; fi
   BOOTS=$((BOOTS + 1))
   echo "regress: boot $BOOTS: $1 on $backing (about 2-4 minutes under emulation)"
   run_vm_study "$1" "" "$backing" "$cache/$1" \
@@ -48,10 +47,6 @@ package_cell() {  # PACKAGE
     *) mkdir -p "$cell"; echo "${vm_failure:-failed: scripts/dax-vm exit $rc}" > "$cell/status" ;;
   esac
 }
-
-# "failed" when the cell's study ran and its workload failed ("failed: ..."
-# status), else "".
-study_failed() { case "$(cat "$1/status" 2>/dev/null)" in failed:*) echo failed ;; esac; }
 
 # 0 the same as FIRST, 1 changed, 125 cannot be judged; prints the step.
 judge_against_first() {  # STEP PACKAGE
