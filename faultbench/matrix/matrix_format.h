@@ -13,7 +13,7 @@ namespace faultbench::matrix {
 
 inline constexpr char kRule[] =
     "each kernel's cell against the nearest earlier kernel whose cell has results, by faultbench diff's rule "
-    "(--under-test=kernel): ranges separate and the difference clears the figure's noise floor, with 3 runs a side "
+    "(--under-test=package): ranges separate and the difference clears the figure's noise floor, with 3 runs a side "
     "at least; only the timing-free signature is shown";
 inline constexpr char kMarkerLegend[] =
     "\xe2\x96\xb2/\xe2\x96\xbc changed against the nearest kernel above with results (up/down), ! a regression, "

@@ -76,7 +76,7 @@ std::string MatrixHeatmapSvg(const Matrix& m) {
   h.title = absl::StrCat("faultbench matrix: ", m.dir);
   h.subtitles.push_back(absl::StrFormat("%d kernel(s) x %d backing(s), %d change(s) between neighbouring kernels",
                                         m.kernels.size(), m.backings.size(), m.changes.size()));
-  h.subtitles.push_back(absl::StrCat("rule: faultbench diff --under-test=kernel against the nearest earlier kernel "
+  h.subtitles.push_back(absl::StrCat("rule: faultbench diff --under-test=package against the nearest earlier kernel "
                                      "with results"));
   for (const std::string& figure : PanelFigures(m)) h.panels.push_back(PanelOf(m, figure));
   h.footer = absl::StrCat("shade: the median's share of the panel's highest; red border, ", kMarkerLegend);

@@ -141,7 +141,7 @@ TEST_F(MatrixTest, StatusesAreShownWhereResultsAreNot) {
 TEST(Matrix, APairDiffCannotJudgeMarksNothingAndSaysWhy) {
   TempDir dir;
   matrix_fixture::WriteStudy(dir.path());
-  // 6.16's VM had 4 CPUs on pagecache-ext4: under --under-test=kernel not comparable.
+  // 6.16's VM had 4 CPUs on pagecache-ext4: under --under-test=package not comparable (a machine fact).
   for (const char* mode : {"pte", "pmd"}) {
     const auto path = matrix_fixture::CellDir(dir.path(), 2, "pagecache-ext4") / (std::string(mode) + ".json");
     json doc = json::parse(std::ifstream(path));
