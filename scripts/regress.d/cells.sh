@@ -22,9 +22,12 @@ kernel_failure_line() {  # RC VMDIR
   local what where=""
   what=$(head -n 1 "$2/kernel_failure" 2>/dev/null || true)
   [ ! -s "$2/current" ] || where=" (in the $(cat "$2/current") study)"
+  # (No apostrophe inside ${what:-...}: within double quotes bash would
+  # take it for the start of a quoted word.)
   case "$1" in
-    122) echo "${what:-hang: the guest's kernel hung}$where" ;;
-    123) echo "${what:-oops: the guest's kernel died}$where" ;;
-    *) echo "hang: no result within the VM's timeout$where" ;;
+    122) [ -n "$what" ] || what="hang: the guest kernel hung" ;;
+    123) [ -n "$what" ] || what="oops: the guest kernel died" ;;
+    *) what="hang: no result within the VM timeout" ;;
   esac
+  echo "$what$where"
 }
