@@ -12,37 +12,20 @@
 #include <sstream>
 
 #include "nlohmann/json.hpp"
+#include "support/run_command.h"
 #include "support/temp_dir.h"
 #include "support/tmpfs_mount.h"
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Result = CommandResult;
 
 // Runs the binary with `args` (a shell word list), capturing both streams.
-Result Faultbench(const std::string& args, const TempDir& scratch) {
-  const std::string err_path = scratch.File("stderr.txt");
-  const std::string command = std::string(FAULTBENCH_BINARY) + " " + args + " 2>" + err_path;
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> chunk;
-  size_t n;
-  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) r.out.append(chunk.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream in(err_path);
-  std::stringstream err;
-  err << in.rdbuf();
-  r.err = err.str();
-  return r;
+Result Faultbench(const std::string& args, const TempDir&) {
+  return RunCommand(std::string(FAULTBENCH_BINARY) + " " + args);
 }
 
-// A directory of its own for a run's files, apart from the captured stderr.
+// A directory of its own for a run's job files.
 std::string JobsDir(const TempDir& dir) {
   const std::string jobs = dir.File("jobs");
   std::filesystem::create_directory(jobs);

@@ -12,6 +12,7 @@
 
 #include "nlohmann/json.hpp"
 #include "support/hugetlbfs_mount.h"
+#include "support/run_command.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -25,27 +26,9 @@ constexpr bool kShadowFaults = true;
 constexpr bool kShadowFaults = false;
 #endif
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using Result = CommandResult;
 
-Result Faultbench(const std::string& args) {
-  TempDir scratch;
-  const std::string err_path = scratch.File("stderr");
-  Result r;
-  FILE* pipe = popen((std::string(FAULTBENCH_BINARY) + " " + args + " 2>" + err_path).c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> chunk;
-  size_t n;
-  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) r.out.append(chunk.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::stringstream err;
-  err << std::ifstream(err_path).rdbuf();
-  r.err = err.str();
-  return r;
-}
+Result Faultbench(const std::string& args) { return RunCommand(std::string(FAULTBENCH_BINARY) + " " + args); }
 
 nlohmann::json Mapping(const Result& r) {
   return nlohmann::json::parse(r.out).at("jobs").at(0).at("faultbench").at("mapping");

@@ -11,29 +11,15 @@
 
 #include "matrix_fixture.h"
 #include "nlohmann/json.hpp"
+#include "support/run_command.h"
 #include "support/temp_dir.h"
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using Result = CommandResult;
 
-Result Faultbench(const std::string& args, const TempDir& scratch) {
-  const std::string err_path = scratch.File("stderr.txt");
-  const std::string command = std::string(FAULTBENCH_BINARY) + " " + args + " 2>" + err_path;
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> chunk;
-  for (size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;) r.out.append(chunk.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::stringstream err;
-  err << std::ifstream(err_path).rdbuf();
-  r.err = err.str();
-  return r;
+Result Faultbench(const std::string& args, const TempDir&) {
+  return RunCommand(std::string(FAULTBENCH_BINARY) + " " + args);
 }
 
 class MatrixCli : public ::testing::Test {
