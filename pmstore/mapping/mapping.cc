@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/errno_status.h"
@@ -32,7 +34,10 @@ uint64_t AlignmentSlack(PageIntent intent) { return IntentAlignment(intent) + kP
 
 uint64_t IntentOffset(PageIntent intent) { return intent == PageIntent::kPte ? kPageSize : 0; }
 
+// libpmem2's failures: a negative errno (a system call it made failed), or
+// one of its own codes with its message.
 absl::Status Pmem2Error(int code, std::string_view call, const std::string& path) {
+  if (code < 0 && code > -4096) return base::ErrnoStatus(-code, absl::StrCat("libpmem2 ", std::string(call)), path);
   return absl::InternalError(absl::StrCat("libpmem2 ", std::string(call), "(", path, "): ",
                                           pmem2_errormsg(), " (", code, ")"));
 }
@@ -51,6 +56,65 @@ Granularity FromPmem2(pmem2_granularity g) {
     case PMEM2_GRANULARITY_PAGE: return Granularity::kPage;
   }
   return Granularity::kPage;
+}
+
+// libpmem2 1.12.1 reserves a range larger than asked, by up to 1 GiB, to
+// align it, and its pmem2_vm_reservation_delete unmaps only the part it
+// handed out: every reservation deleted leaks its padding (2 GiB of
+// address space a cycle for a pool that may grow to 16 GiB; the 7 281st
+// open of one pool failed with ENOMEM). So a reservation is not deleted
+// but kept, empty, for the next mapping that fits in it: a program that
+// reopens its pools reuses the same ranges. The few kept (the largest, when
+// more would be kept than kKeptReservations) cost address space only.
+constexpr size_t kKeptReservations = 8;
+
+struct KeptReservation {
+  pmem2_vm_reservation* reservation;
+  uint64_t size;
+};
+
+std::mutex& KeptMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::vector<KeptReservation>& Kept() {
+  static std::vector<KeptReservation>* kept = new std::vector<KeptReservation>();  // lives past exit
+  return *kept;
+}
+
+// A reservation of at least `size` bytes: the smallest kept one that is
+// large enough, else a new one.
+absl::StatusOr<pmem2_vm_reservation*> TakePmem2Reservation(env::Env* env, uint64_t size) {
+  {
+    std::lock_guard<std::mutex> lock(KeptMutex());
+    std::vector<KeptReservation>& kept = Kept();
+    auto best = kept.end();
+    for (auto it = kept.begin(); it != kept.end(); ++it) {
+      if (it->size >= size && (best == kept.end() || it->size < best->size)) best = it;
+    }
+    if (best != kept.end()) {
+      pmem2_vm_reservation* reservation = best->reservation;
+      kept.erase(best);
+      return reservation;
+    }
+  }
+  pmem2_vm_reservation* reservation = nullptr;
+  const int rc = env->Pmem2VmReservationNew(&reservation, nullptr, size);
+  if (rc != 0) return Pmem2Error(rc, "pmem2_vm_reservation_new", "address space");
+  return reservation;
+}
+
+// An empty reservation back, for later mappings; beyond the few kept, the
+// smallest is deleted (and its padding lost).
+void ReturnPmem2Reservation(pmem2_vm_reservation* reservation, uint64_t size) {
+  std::lock_guard<std::mutex> lock(KeptMutex());
+  std::vector<KeptReservation>& kept = Kept();
+  kept.push_back({reservation, size});
+  if (kept.size() <= kKeptReservations) return;
+  auto smallest = std::min_element(kept.begin(), kept.end(),
+                                   [](const KeptReservation& a, const KeptReservation& b) { return a.size < b.size; });
+  pmem2_vm_reservation_delete(&smallest->reservation);
+  kept.erase(smallest);
 }
 
 }  // namespace
@@ -106,25 +170,29 @@ absl::StatusOr<Engine> ParseEngine(std::string_view name) {
 }
 
 absl::StatusOr<std::unique_ptr<Mapping>> Mapping::Create(const PoolFile& file, const MapOptions& options) {
-  if (file.size() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot map ", file.path(), ": the file is empty"));
+  const uint64_t length = options.length != 0 ? options.length : file.size();
+  if (length == 0) return absl::InvalidArgumentError(absl::StrCat("cannot map ", file.path(), ": the file is empty"));
+  if (length > file.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot map ", length, " bytes of ", file.path(), ": the file has ", file.size()));
   }
-  if (options.reserve != 0 && options.reserve < file.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("reserve of ", options.reserve, " bytes is smaller than ",
-                                                   file.path(), " (", file.size(), " bytes)"));
+  if (options.reserve != 0 && options.reserve < length) {
+    return absl::InvalidArgumentError(absl::StrCat("reserve of ", options.reserve, " bytes is smaller than the ",
+                                                   length, " bytes to map of ", file.path()));
   }
   if (options.map_sync && !file.dax()) return MapSyncUnavailable(file.path());
 
   std::unique_ptr<Mapping> mapping(new Mapping());
   mapping->options_ = options;
+  mapping->env_ = file.env();
   mapping->path_ = file.path();
   mapping->dax_ = file.dax();
   if (options.intent == PageIntent::kAuto) {
-    mapping->reserved_ = file.size();
+    mapping->reserved_ = length;
   } else {
-    PMSTORE_RETURN_IF_ERROR(mapping->Reserve(std::max(options.reserve, file.size())));
+    PMSTORE_RETURN_IF_ERROR(mapping->Reserve(std::max(options.reserve, length)));
   }
-  PMSTORE_RETURN_IF_ERROR(mapping->MapPiece(file, 0, file.size()));
+  PMSTORE_RETURN_IF_ERROR(mapping->MapPiece(file, 0, length));
   return mapping;
 }
 
@@ -132,12 +200,13 @@ absl::Status Mapping::Reserve(uint64_t length) {
   reserved_ = length;
   reservation_size_ = length + AlignmentSlack(options_.intent);
   if (options_.engine == Engine::kPmem2) {
-    int rc = pmem2_vm_reservation_new(&pmem2_reservation_, nullptr, reservation_size_);
-    if (rc != 0) return Pmem2Error(rc, "pmem2_vm_reservation_new", "address space");
+    PMSTORE_ASSIGN_OR_RETURN(pmem2_reservation_, TakePmem2Reservation(env_, reservation_size_));
     reservation_ = static_cast<char*>(pmem2_vm_reservation_get_address(pmem2_reservation_));
   } else {
-    void* addr = mmap(nullptr, reservation_size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (addr == MAP_FAILED) return base::ErrnoStatus(errno, "mmap (reserve)", absl::StrCat(length, " bytes"));
+    void* addr = nullptr;
+    const int err =
+        env_->Mmap(nullptr, reservation_size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0, &addr);
+    if (err != 0) return base::ErrnoStatus(err, "mmap", absl::StrCat("a reservation of ", length, " bytes"));
     reservation_ = static_cast<char*>(addr);
   }
   const auto start = reinterpret_cast<uintptr_t>(reservation_);
@@ -159,9 +228,9 @@ absl::Status Mapping::MapPieceMmap(const PoolFile& file, uint64_t offset, uint64
     flags |= MAP_FIXED;  // inside our own reservation, never over someone else's mapping
     hint = base_ + offset;
   }
-  void* addr = mmap(hint, length, PROT_READ | PROT_WRITE, flags, file.fd(), static_cast<off_t>(offset));
-  if (addr == MAP_FAILED) {
-    const int err = errno;
+  void* addr = nullptr;
+  const int err = env_->Mmap(hint, length, PROT_READ | PROT_WRITE, flags, file.fd(), static_cast<off_t>(offset), &addr);
+  if (err != 0) {
     if (options_.map_sync && err == EOPNOTSUPP) return MapSyncUnavailable(file.path());
     return base::ErrnoStatus(err, "mmap", file.path());
   }
@@ -197,7 +266,7 @@ absl::Status Mapping::MapPiecePmem2(const PoolFile& file, uint64_t offset, uint6
     pmem2_config_set_vm_reservation(config, pmem2_reservation_, in_reservation);
   }
   pmem2_map* map = nullptr;
-  rc = pmem2_map_new(&map, config, source);
+  rc = env_->Pmem2MapNew(&map, config, source);
   pmem2_config_delete(&config);
   pmem2_source_delete(&source);
   if (rc == PMEM2_E_GRANULARITY_NOT_SUPPORTED) return MapSyncUnavailable(file.path());
@@ -251,9 +320,9 @@ absl::Status Mapping::SyncPages(const std::vector<Range>& ranges) const {
     }
     if (start >= end) continue;  // nothing written in this piece
     start &= ~(kPageSize - 1);   // msync wants a page-aligned start (pieces are page aligned)
-    if (msync(reinterpret_cast<void*>(start), end - start, MS_SYNC) != 0) {
-      return base::ErrnoStatus(errno, "msync",
-                               absl::StrCat(path_, ", ", end - start, " bytes at offset ", start - base));
+    const int err = env_->Msync(reinterpret_cast<void*>(start), end - start, MS_SYNC);
+    if (err != 0) {
+      return base::ErrnoStatus(err, "msync", absl::StrCat(path_, ", ", end - start, " bytes at offset ", start - base));
     }
   }
   return absl::OkStatus();
@@ -285,11 +354,11 @@ absl::Status Mapping::Extend(const PoolFile& file, uint64_t new_length) {
 Mapping::~Mapping() {
   for (pmem2_map*& map : pmem2_maps_) pmem2_map_delete(&map);
   if (pmem2_reservation_ != nullptr) {
-    pmem2_vm_reservation_delete(&pmem2_reservation_);
+    ReturnPmem2Reservation(pmem2_reservation_, reservation_size_);
   } else if (reservation_ != nullptr) {
-    munmap(reservation_, reservation_size_);
+    env_->Munmap(reservation_, reservation_size_);  // a failed unmap costs address space, never data
   } else if (base_ != nullptr && options_.engine == Engine::kMmap) {
-    munmap(base_, length_);
+    env_->Munmap(base_, length_);
   }
 }
 

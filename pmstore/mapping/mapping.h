@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "pmstore/env/env.h"
 #include "pmstore/mapping/persist.h"
 #include "pmstore/mapping/pool_file.h"
 
@@ -69,16 +70,20 @@ struct MapOptions {
   // Require MAP_SYNC (writes through to the media, cache-line granularity).
   // FailedPrecondition when the file is not on a DAX mount.
   bool map_sync = false;
-  // Bytes of virtual address space to reserve (0: the file's size). Must
-  // be >= the file's size; Extend can map up to it. Ignored for kAuto.
+  // Bytes of the file to map from its start (0: all of it); at most the
+  // file's size.
+  uint64_t length = 0;
+  // Bytes of virtual address space to reserve (0: the mapped length).
+  // Must be >= the mapped length; Extend can map up to it. Ignored for kAuto.
   uint64_t reserve = 0;
 };
 
 class Mapping {
  public:
-  // Maps all of `file` (its current size). Errors: FailedPrecondition for
-  // MAP_SYNC on a file that is not DAX, InvalidArgument for a reserve
-  // smaller than the file, the failing call's errno status otherwise.
+  // Maps `options.length` bytes of `file` (all of it by default).
+  // Errors: FailedPrecondition for MAP_SYNC on a file that is not DAX,
+  // InvalidArgument for a length beyond the file or a reserve smaller than
+  // the length, the failing call's errno status otherwise.
   static absl::StatusOr<std::unique_ptr<Mapping>> Create(const PoolFile& file, const MapOptions& options);
 
   ~Mapping();
@@ -135,6 +140,7 @@ class Mapping {
   void Advise(char* start, uint64_t length) const;
 
   MapOptions options_;
+  env::Env* env_ = nullptr;        // the file's: every call that maps, unmaps or syncs
   std::string path_;               // for error messages
   std::vector<Piece> pieces_;      // in file order, back to back from 0
   char* base_ = nullptr;          // first mapped byte

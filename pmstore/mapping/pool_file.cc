@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <filesystem>
 #include <utility>
 
@@ -13,6 +12,7 @@
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
+#include "pmstore/env/env.h"
 
 #ifndef STATX_ATTR_DAX
 #define STATX_ATTR_DAX 0x00200000
@@ -28,13 +28,29 @@ using base::RoundUp;
 // Allocates [from, to) of the file. fallocate, not ftruncate: the blocks
 // must exist now so that a store through the mapping cannot hit a hole on
 // a full file system.
-absl::Status Allocate(int fd, const std::string& path, uint64_t from, uint64_t to) {
-  if (fallocate(fd, 0, static_cast<off_t>(from), static_cast<off_t>(to - from)) == 0) {
-    return absl::OkStatus();
-  }
-  const int err = errno;
-  return ErrnoStatus(err, absl::StrCat("fallocate ", to - from, " bytes at offset ", from, " of"), path);
+absl::Status Allocate(env::Env* env, int fd, const std::string& path, uint64_t from, uint64_t to) {
+  const int err = env::RetryInterrupted(
+      [&] { return env->Fallocate(fd, static_cast<off_t>(from), static_cast<off_t>(to - from)); });
+  if (err == 0) return absl::OkStatus();
+  return ErrnoStatus(err, "fallocate", absl::StrCat(path, ", ", to - from, " bytes at offset ", from));
 }
+
+// An open descriptor, closed unless released.
+class OpenFd {
+ public:
+  OpenFd(env::Env* env, int fd) : env_(env), fd_(fd) {}
+  ~OpenFd() {
+    if (fd_ >= 0) env_->Close(fd_);  // a descriptor nothing was written through: nothing to report
+  }
+  OpenFd(const OpenFd&) = delete;
+  OpenFd& operator=(const OpenFd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  env::Env* env_;
+  int fd_;
+};
 
 }  // namespace
 
@@ -44,62 +60,62 @@ bool IsDax(int fd) {
   return (stx.stx_attributes_mask & STATX_ATTR_DAX) && (stx.stx_attributes & STATX_ATTR_DAX);
 }
 
-absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, uint64_t size) {
+absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, uint64_t size, env::Env* env) {
   int flags = O_RDWR | O_CLOEXEC;
   if (mode == OpenMode::kCreateOrOpen) flags |= O_CREAT;
   if (mode == OpenMode::kCreateExclusive) flags |= O_CREAT | O_EXCL;
 
   // Know whether we create the file, so a failed allocation removes only
   // a file this call made.
-  bool existed = access(path.c_str(), F_OK) == 0;
+  struct stat before {};
+  const int missing = env->Stat(path, &before);
+  if (missing != 0 && missing != ENOENT) return ErrnoStatus(missing, "stat", path);
+  const bool existed = missing == 0;
   if (mode != OpenMode::kOpenExisting && !existed && size == 0) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create ", path, " with size 0"));
   }
-  const int fd = open(path.c_str(), flags, 0644);
-  if (fd < 0 && errno == EISDIR) return absl::InvalidArgumentError(absl::StrCat(path, " is a directory, not a file"));
-  if (fd < 0) return ErrnoStatus(errno, "open", path);
+  int raw_fd = -1;
+  const int err = env::RetryInterrupted([&] { return env->Open(path, flags, 0644, &raw_fd); });
+  if (err == EISDIR) return absl::InvalidArgumentError(absl::StrCat(path, " is a directory, not a file"));
+  if (err != 0) return ErrnoStatus(err, "open", path);
+  OpenFd fd(env, raw_fd);
 
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    const int err = errno;
-    close(fd);
-    return ErrnoStatus(err, "fstat", path);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
-  }
+  if (const int stat_err = env->Fstat(fd.get(), &st); stat_err != 0) return ErrnoStatus(stat_err, "fstat", path);
+  if (!S_ISREG(st.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
   uint64_t file_size = static_cast<uint64_t>(st.st_size);
   const bool created = !existed && file_size == 0;
   if (created) {
     file_size = RoundUp(size, kHugePageSize);
-    if (auto status = Allocate(fd, path, 0, file_size); !status.ok()) {
-      close(fd);
-      unlink(path.c_str());
+    if (auto status = Allocate(env, fd.get(), path, 0, file_size); !status.ok()) {
+      env->Unlink(path);  // this call made it; removing it is best effort
       return status;
     }
   }
-  return PoolFile(fd, path, file_size, IsDax(fd));
+  const bool dax = IsDax(fd.get());
+  return PoolFile(env, fd.release(), path, file_size, dax);
 }
 
-absl::StatusOr<PoolFile> PoolFile::OpenDevice(const std::string& path, uint64_t size) {
+absl::StatusOr<PoolFile> PoolFile::OpenDevice(const std::string& path, uint64_t size, env::Env* env) {
   if (size == 0) return absl::InvalidArgumentError(absl::StrCat("cannot map 0 bytes of ", path));
   // No O_CREAT: a missing device node must not become a regular file in /dev.
-  const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus(errno, "open", path);
+  int raw_fd = -1;
+  const int err = env::RetryInterrupted([&] { return env->Open(path, O_RDWR | O_CLOEXEC, 0, &raw_fd); });
+  if (err != 0) return ErrnoStatus(err, "open", path);
+  OpenFd fd(env, raw_fd);
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
-    close(fd);
+  if (env->Fstat(fd.get(), &st) != 0 || !S_ISCHR(st.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat(path, " is not a character device (device DAX is /dev/daxX.Y)"));
   }
-  return PoolFile(fd, path, size, /*dax=*/true, /*device=*/true);
+  return PoolFile(env, fd.release(), path, size, /*dax=*/true, /*device=*/true);
 }
 
-PoolFile::PoolFile(int fd, std::string path, uint64_t size, bool dax, bool device)
-    : fd_(fd), path_(std::move(path)), size_(size), dax_(dax), device_(device) {}
+PoolFile::PoolFile(env::Env* env, int fd, std::string path, uint64_t size, bool dax, bool device)
+    : env_(env), fd_(fd), path_(std::move(path)), size_(size), dax_(dax), device_(device) {}
 
 PoolFile::PoolFile(PoolFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
+    : env_(other.env_),
+      fd_(std::exchange(other.fd_, -1)),
       path_(std::move(other.path_)),
       size_(other.size_),
       dax_(other.dax_),
@@ -107,7 +123,8 @@ PoolFile::PoolFile(PoolFile&& other) noexcept
 
 PoolFile& PoolFile::operator=(PoolFile&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) close(fd_);
+    if (fd_ >= 0) env_->Close(fd_);
+    env_ = other.env_;
     fd_ = std::exchange(other.fd_, -1);
     path_ = std::move(other.path_);
     size_ = other.size_;
@@ -117,28 +134,31 @@ PoolFile& PoolFile::operator=(PoolFile&& other) noexcept {
   return *this;
 }
 
+// Everything written through the file was synced before (its owner made
+// it durable, or reported why not): a failing close loses nothing.
 PoolFile::~PoolFile() {
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0) env_->Close(fd_);
 }
 
 namespace {
 
-absl::Status RenameOnly(const std::string& from, const std::string& to) {
-  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return absl::OkStatus();
-  const int err = errno;
+absl::Status RenameOnly(env::Env* env, const std::string& from, const std::string& to) {
+  const int err = env->RenameNoReplace(from, to);
+  if (err == 0) return absl::OkStatus();
   if (err == EEXIST) return absl::AlreadyExistsError(absl::StrCat(to, " already exists"));
-  return ErrnoStatus(err, absl::StrCat("rename ", from, " to"), to);
+  return ErrnoStatus(err, "rename", absl::StrCat(from, " to ", to));
 }
 
 // Makes a new name in the directory durable.
-absl::Status SyncParentDirectory(const std::string& path) {
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  const int dir_fd = open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) return ErrnoStatus(errno, "open directory", dir);
-  const int rc = fsync(dir_fd);
-  const int err = errno;
-  close(dir_fd);
-  if (rc != 0) return ErrnoStatus(err, "fsync directory", dir);
+absl::Status SyncParentDirectory(env::Env* env, const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  int raw_fd = -1;
+  const int err = env::RetryInterrupted([&] { return env->Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, &raw_fd); });
+  if (err != 0) return ErrnoStatus(err, "open", absl::StrCat("directory ", dir));
+  OpenFd fd(env, raw_fd);
+  const int sync_err = env::RetryInterrupted([&] { return env->Fsync(fd.get()); });
+  if (sync_err != 0) return ErrnoStatus(sync_err, "fsync", absl::StrCat("directory ", dir));
   return absl::OkStatus();
 }
 
@@ -146,19 +166,21 @@ absl::Status SyncParentDirectory(const std::string& path) {
 
 absl::Status PoolFile::PublishAs(const std::string& new_path) {
   if (device_) return absl::FailedPreconditionError(absl::StrCat(path_, " is a device: it is not renamed"));
-  if (fsync(fd_) != 0) return ErrnoStatus(errno, "fsync", path_);
-  PMSTORE_RETURN_IF_ERROR(RenameOnly(path_, new_path));
+  const int err = env::RetryInterrupted([&] { return env_->Fsync(fd_); });
+  if (err != 0) return ErrnoStatus(err, "fsync", path_);
+  PMSTORE_RETURN_IF_ERROR(RenameOnly(env_, path_, new_path));
   path_ = new_path;
-  return SyncParentDirectory(new_path);
+  return SyncParentDirectory(env_, new_path);
 }
 
-absl::Status RenameNoReplace(const std::string& from, const std::string& to) {
-  PMSTORE_RETURN_IF_ERROR(RenameOnly(from, to));
-  return SyncParentDirectory(to);
+absl::Status RenameNoReplace(const std::string& from, const std::string& to, env::Env* env) {
+  PMSTORE_RETURN_IF_ERROR(RenameOnly(env, from, to));
+  return SyncParentDirectory(env, to);
 }
 
 absl::Status PoolFile::SyncData() const {
-  if (fdatasync(fd_) != 0) return ErrnoStatus(errno, "fdatasync", path_);
+  const int err = env::RetryInterrupted([&] { return env_->Fdatasync(fd_); });
+  if (err != 0) return ErrnoStatus(err, "fdatasync", path_);
   return absl::OkStatus();
 }
 
@@ -169,12 +191,11 @@ absl::Status PoolFile::Grow(uint64_t new_size) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot grow ", path_, " to ", new_size, " bytes: a device keeps its size"));
   }
-  if (auto status = Allocate(fd_, path_, size_, new_size); !status.ok()) {
+  if (auto status = Allocate(env_, fd_, path_, size_, new_size); !status.ok()) {
     // fallocate may have extended i_size before failing: put it back so the
     // file keeps its old size.
-    if (ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
-      return ErrnoStatus(errno, "ftruncate (undoing a failed grow)", path_);
-    }
+    const int err = env::RetryInterrupted([&] { return env_->Ftruncate(fd_, static_cast<off_t>(size_)); });
+    if (err != 0) return ErrnoStatus(err, "ftruncate", absl::StrCat(path_, ", undoing a failed grow"));
     return status;
   }
   size_ = new_size;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "pmstore/env/env.h"
 
 namespace pmstore::mapping {
 
@@ -29,8 +30,10 @@ class PoolFile {
   // file keeps its size (`size` is then ignored). Errors: NotFound,
   // AlreadyExists, PermissionDenied, ResourceExhausted (no space: the
   // partially created file is removed), InvalidArgument (a directory, or
-  // creating with size 0). Messages name the call and the path.
-  static absl::StatusOr<PoolFile> Open(const std::string& path, OpenMode mode, uint64_t size);
+  // creating with size 0). Messages name the call and the path. Every
+  // system call goes through `env` (the mapping of the file too).
+  static absl::StatusOr<PoolFile> Open(const std::string& path, OpenMode mode, uint64_t size,
+                                       env::Env* env = env::Env::Default());
 
   // Opens the device DAX character device at `path` read-write, to map its
   // first `size` bytes. The device's size and align are sysfs facts the
@@ -39,7 +42,8 @@ class PoolFile {
   // or renamed (Grow and PublishAs fail with FailedPrecondition); dax() is
   // true. Errors: NotFound, PermissionDenied, InvalidArgument (not a
   // character device, or size 0).
-  static absl::StatusOr<PoolFile> OpenDevice(const std::string& path, uint64_t size);
+  static absl::StatusOr<PoolFile> OpenDevice(const std::string& path, uint64_t size,
+                                             env::Env* env = env::Env::Default());
 
   PoolFile(PoolFile&& other) noexcept;
   PoolFile& operator=(PoolFile&& other) noexcept;
@@ -69,10 +73,12 @@ class PoolFile {
   // statx STATX_ATTR_DAX: loads and stores reach the media without the page cache.
   bool dax() const { return dax_; }
   bool device() const { return device_; }  // a device DAX character device (OpenDevice)
+  env::Env* env() const { return env_; }
 
  private:
-  PoolFile(int fd, std::string path, uint64_t size, bool dax, bool device = false);
+  PoolFile(env::Env* env, int fd, std::string path, uint64_t size, bool dax, bool device = false);
 
+  env::Env* env_ = nullptr;
   int fd_ = -1;
   std::string path_;
   uint64_t size_ = 0;
@@ -83,7 +89,7 @@ class PoolFile {
 // Renames `from` to `to` atomically, failing with AlreadyExists instead of
 // replacing a file of that name, and makes the new name durable (fsync of
 // the directory). PublishAs's rename, for a file that is not open.
-absl::Status RenameNoReplace(const std::string& from, const std::string& to);
+absl::Status RenameNoReplace(const std::string& from, const std::string& to, env::Env* env = env::Env::Default());
 
 // True when statx reports STATX_ATTR_DAX for the open file.
 bool IsDax(int fd);

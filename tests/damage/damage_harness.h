@@ -23,7 +23,10 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "pmstore/src/format.h"
+#include "pmstore/format/layout.h"
+#include "pmstore/format/leaf.h"
+#include "pmstore/format/record.h"
+#include "pmstore/format/redo_log.h"
 #include "pmstore/store.h"
 
 namespace pmstore::damage {

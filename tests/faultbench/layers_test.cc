@@ -2,86 +2,34 @@
 // includes headers of its own folder and of folders listed below it, never
 // of one listed above. Separate libraries do not catch an upward include of
 // a header of plain structs (it needs no link), so this test reads every
-// source of faultbench/, pmstore/base and pmstore/mapping and checks each
+// source of faultbench/, pmstore/base, pmstore/env and pmstore/mapping and checks each
 // #include against the order it reads from faultbench/LAYERS.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "support/layers.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The layers as path prefixes, top first: a bare name in LAYERS is a folder
-// of faultbench/ ("run" -> "faultbench/run"); a name with a slash is a path
-// from the tree's root ("pmstore/base").
-std::vector<std::string> ParseLayers(const std::string& text) {
-  std::vector<std::string> layers;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    line.erase(0, line.find_first_not_of(" \t"));
-    line.erase(line.find_last_not_of(" \t\r") + 1);
-    if (line.empty() || line[0] == '#') continue;
-    layers.push_back(line.find('/') == std::string::npos ? "faultbench/" + line : line);
-  }
-  return layers;
-}
-
-// Position of the layer that holds `path` (a source path or an include
-// path, from the tree's root): 0 is the top. -1 when no layer holds it.
-int LayerOf(const std::vector<std::string>& layers, const std::string& path) {
-  for (size_t i = 0; i < layers.size(); ++i) {
-    if (path.starts_with(layers[i] + "/")) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-// What the layering forbids in file `path` with contents `text`, one line
-// each; empty when every include points down.
-std::vector<std::string> Violations(const std::vector<std::string>& layers, const std::string& path,
-                                    const std::string& text) {
-  std::vector<std::string> found;
-  const int own = LayerOf(layers, path);
-  if (own < 0) return {path + ": not in a folder that faultbench/LAYERS lists"};
-  static const std::regex kInclude(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
-  std::istringstream lines(text);
-  std::string line;
-  for (int number = 1; std::getline(lines, line); ++number) {
-    std::smatch match;
-    if (!std::regex_search(line, match, kInclude)) continue;
-    const std::string included = match[1];
-    // Only the project's own trees are layered; Abseil, libc and the rest are below everything.
-    if (!included.starts_with("faultbench/") && !included.starts_with("pmstore/")) continue;
-    const std::string where = path + ":" + std::to_string(number) + ": includes " + included;
-    const int target = LayerOf(layers, included);
-    if (target < 0) {
-      found.push_back(where + ", which no layer of faultbench/LAYERS holds (the store, or an unlisted folder)");
-    } else if (target < own) {
-      found.push_back(where + " from " + layers[target] + ", which faultbench/LAYERS puts above " + layers[own]);
-    }
-  }
-  return found;
-}
-
-bool IsSource(const fs::path& path) { return path.extension() == ".h" || path.extension() == ".cc"; }
+using pmstore::testing::LayerOf;
+using pmstore::testing::ReadLayersText;
 
 const fs::path kRoot = SOURCE_ROOT;
 
-std::vector<std::string> TreeLayers() { return ParseLayers(ReadText(kRoot / "faultbench" / "LAYERS")); }
+std::vector<std::string> Violations(const std::vector<std::string>& layers, const std::string& path,
+                                    const std::string& text) {
+  return pmstore::testing::LayerViolations(layers, "faultbench/LAYERS", kRoot, path, text);
+}
+
+bool IsSource(const fs::path& path) { return pmstore::testing::IsLayeredSource(path); }
+
+std::vector<std::string> TreeLayers() {
+  return pmstore::testing::ParseLayers(ReadLayersText(kRoot / "faultbench" / "LAYERS"), "faultbench");
+}
 
 // Example layers for the rule tests: four of faultbench's and pmstore's two.
 const std::vector<std::string> kExample = {"faultbench/run", "faultbench/result", "faultbench/numa",
@@ -107,7 +55,7 @@ TEST(LayerRules, IncludesOfTheOwnAndLowerFoldersAndOfOtherLibrariesPass) {
 }
 
 TEST(LayerRules, TheStoreAndFoldersOutsideTheLayersAreViolations) {
-  const std::string text = "#include \"pmstore/store.h\"\n#include \"pmstore/src/pool.h\"\n"
+  const std::string text = "#include \"pmstore/store.h\"\n#include \"pmstore/pool/pool.h\"\n"
                            "#include \"faultbench/secret/x.h\"\n";
   EXPECT_EQ(Violations(kExample, "faultbench/run/runner.cc", text).size(), 3u);
   EXPECT_EQ(Violations(kExample, "faultbench/main.cc", "").size(), 1u) << "a source outside every folder";
@@ -120,10 +68,11 @@ TEST(LayerRules, PmstoresLayersPointDownToo) {
   EXPECT_TRUE(Violations(kExample, "pmstore/mapping/mapping.cc", "#include \"pmstore/base/units.h\"").empty());
 }
 
-TEST(Layers, LayersListsFaultbenchsFoldersAndPmstoresTwoBelowThem) {
+TEST(Layers, LayersListsFaultbenchsFoldersAndPmstoresThreeBelowThem) {
   const std::vector<std::string> layers = TreeLayers();
-  ASSERT_GE(layers.size(), 3u) << "faultbench/LAYERS is missing or empty";
-  EXPECT_EQ(layers[layers.size() - 2], "pmstore/mapping");
+  ASSERT_GE(layers.size(), 4u) << "faultbench/LAYERS is missing or empty";
+  EXPECT_EQ(layers[layers.size() - 3], "pmstore/mapping");
+  EXPECT_EQ(layers[layers.size() - 2], "pmstore/env");
   EXPECT_EQ(layers.back(), "pmstore/base");
   for (const std::string& layer : layers) EXPECT_TRUE(fs::is_directory(kRoot / layer)) << layer << " does not exist";
   for (const auto& entry : fs::directory_iterator(kRoot / "faultbench")) {
@@ -140,12 +89,12 @@ TEST(Layers, EveryIncludeOfFaultbenchAndOfPmstoresTwoLayersPointsDown) {
   const std::vector<std::string> layers = TreeLayers();
   size_t files = 0;
   std::vector<std::string> found;
-  for (const char* tree : {"faultbench", "pmstore/base", "pmstore/mapping"}) {
+  for (const char* tree : {"faultbench", "pmstore/base", "pmstore/env", "pmstore/mapping"}) {
     for (const auto& entry : fs::recursive_directory_iterator(kRoot / tree)) {
       if (!entry.is_regular_file() || !IsSource(entry.path())) continue;
       ++files;
       const std::string path = fs::relative(entry.path(), kRoot).string();
-      for (std::string& v : Violations(layers, path, ReadText(entry.path()))) found.push_back(std::move(v));
+      for (std::string& v : Violations(layers, path, ReadLayersText(entry.path()))) found.push_back(std::move(v));
     }
   }
   EXPECT_GE(files, 80u) << "read too few sources under " << kRoot << " for the check to mean anything";

@@ -18,7 +18,9 @@
 #include <string>
 #include <string_view>
 
-#include "pmstore/src/format.h"
+#include "pmstore/format/layout.h"
+#include "pmstore/format/leaf.h"
+#include "pmstore/format/redo_log.h"
 
 namespace pmstore::damage {
 

@@ -2,7 +2,7 @@
 // chunks for values of 1-2 MiB (across adjacent page chunks), runs with
 // their tail pages, quarantine of freed pages, growth, and version 1
 // pools, which keep whole runs.
-#include "pmstore/src/allocator.h"
+#include "pmstore/space/allocator.h"
 
 #include <algorithm>
 #include <cstring>
@@ -54,7 +54,7 @@ class AllocatorTest : public ::testing::Test {
     return word;
   }
   uint64_t Chunk(uint64_t c) const { return sb_.heap_offset + c * kChunkSize; }
-  uint64_t Page(uint64_t c, uint64_t page) const { return Chunk(c) + page * kPageSize; }
+  uint64_t Page(uint64_t c, uint64_t page) const { return Chunk(c) + page * kValuePageSize; }
 
   Superblock sb_;
   std::vector<char> memory_;

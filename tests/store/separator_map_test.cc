@@ -1,7 +1,7 @@
 // SeparatorMap against std::map<std::string>: the same order (memcmp's),
 // the same floor for every probe, with keys built to tie on their first
 // 16 bytes, to differ only in length, and to hold zero and 0xff bytes.
-#include "pmstore/src/separator_map.h"
+#include "pmstore/index/separator_map.h"
 
 #include <iterator>
 #include <map>

@@ -12,7 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "pmstore/snapshot.h"
-#include "pmstore/src/format.h"
+#include "pmstore/format/key.h"
+#include "pmstore/format/layout.h"
+#include "pmstore/format/leaf.h"
+#include "pmstore/format/redo_log.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
 

@@ -1,16 +1,22 @@
 // Every failure Store::Open and Store::Check promise: one status, a
 // message naming the file and the problem.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "pmstore/src/format.h"
+#include "pmstore/format/image_layout.h"
+#include "pmstore/format/key.h"
+#include "pmstore/format/layout.h"
+#include "pmstore/format/leaf.h"
+#include "pmstore/format/record.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
 
@@ -98,6 +104,64 @@ TEST_F(StoreErrorsTest, TruncatedFileIsReported) {
   ExpectOpenFails(absl::StatusCode::kDataLoss, "truncated");
 }
 
+TEST_F(StoreErrorsTest, TruncatedInsideAChunkItUsesIsDataLossAndAnOddTailIsPassedOver) {
+  {
+    auto store = OpenOrDie(path_, SmallPool());
+    // Enough to reach past the first chunk: the pool uses several.
+    for (int i = 0; i < 20; ++i) ASSERT_TRUE(store->Put("key" + std::to_string(i), std::string(200 << 10, 'v')).ok());
+  }
+  struct stat st;
+  ASSERT_EQ(stat(path_.c_str(), &st), 0);
+  // A tail that is no whole chunk (a grow a crash cut short) holds nothing
+  // of the pool: open leaves it unmapped.
+  ASSERT_EQ(truncate(path_.c_str(), st.st_size + 1000), 0);
+  {
+    auto store = OpenOrDie(path_, Options());
+    std::string value;
+    ASSERT_TRUE(store->Get("key19", &value).ok());
+    EXPECT_EQ(value.size(), 200u << 10);
+  }
+  // Cut at a length that is no multiple of a page, inside a used chunk.
+  ASSERT_EQ(truncate(path_.c_str(), st.st_size - 2 * 1024 * 1024 - 1000), 0);
+  ExpectOpenFails(absl::StatusCode::kDataLoss, "truncated file");
+}
+
+TEST_F(StoreErrorsTest, AMaximumBelowTheSmallestPoolIsRefusedAndTheFileNeverExceedsItsMaximum) {
+  auto refused = Store::Open(path_, SmallPool(4ull << 20, 4ull << 20));
+  ASSERT_TRUE(absl::IsInvalidArgument(refused.status())) << refused.status();
+  EXPECT_NE(refused.status().message().find(path_), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("smallest pool"), std::string::npos) << refused.status();
+  struct stat st;
+  EXPECT_NE(stat(path_.c_str(), &st), 0) << "a refused create leaves no file";
+  EXPECT_EQ(std::filesystem::directory_iterator(dir_.path()), std::filesystem::directory_iterator());
+  // The smallest pool is exactly as large as its maximum; no initial size
+  // makes a file larger than the maximum.
+  for (const uint64_t initial : {uint64_t{1}, uint64_t{6} << 20, uint64_t{64} << 20}) {
+    std::filesystem::remove(path_);
+    auto store = OpenOrDie(path_, SmallPool(initial, 6ull << 20));
+    ASSERT_NE(store, nullptr);
+    ASSERT_EQ(stat(path_.c_str(), &st), 0);
+    EXPECT_EQ(static_cast<uint64_t>(st.st_size), 6ull << 20) << "initial size " << initial;
+    EXPECT_LE(store->GetStats().max_pool_bytes, 6ull << 20);
+  }
+}
+
+TEST_F(StoreErrorsTest, AKeyOverTheLimitIsRefusedNamingTheFile) {
+  auto store = OpenOrDie(path_, SmallPool());
+  const absl::Status put = store->Put(std::string(kMaxKeySize + 1, 'k'), "v");
+  ASSERT_TRUE(absl::IsInvalidArgument(put)) << put;
+  EXPECT_NE(put.message().find(path_), std::string::npos) << put;
+  EXPECT_NE(put.message().find("exceeds the limit"), std::string::npos) << put;
+  WriteBatch batch;
+  batch.Put("fine", "v");
+  batch.Delete(std::string(kMaxKeySize + 1, 'k'));
+  const absl::Status write = store->Write(batch);
+  EXPECT_NE(write.message().find(path_), std::string::npos) << write;
+  std::string value;
+  EXPECT_TRUE(absl::IsNotFound(store->Get("fine", &value))) << "a batch with one bad key is refused whole";
+  EXPECT_TRUE(store->Put(std::string(kMaxKeySize, 'k'), "v").ok()) << "the limit itself is a key";
+}
+
 uint64_t HeapOffset(const std::string& path) {
   internal::Superblock sb;
   const int fd = open(path.c_str(), O_RDONLY);
@@ -172,13 +236,14 @@ TEST_F(StoreErrorsTest, SecondOpenInThisProcessIsRefused) {
   EXPECT_NE(second.status().message().find("in use"), std::string::npos) << second.status();
 }
 
-TEST_F(StoreErrorsTest, OpenFromAnotherProcessNamesTheHolder) {
-  auto first = OpenOrDie(path_, SmallPool());
+// What a refused opener reads: the holder as the message of a second open
+// from a child process.
+std::string MessageOfAnOpenFromAChild(const std::string& path) {
   int pipe_fds[2];
-  ASSERT_EQ(pipe(pipe_fds), 0);
+  EXPECT_EQ(pipe(pipe_fds), 0);
   const pid_t child = fork();
   if (child == 0) {
-    auto second = Store::Open(path_, Options());
+    auto second = Store::Open(path, Options());
     const std::string message(second.ok() ? "opened" : second.status().message());
     (void)!write(pipe_fds[1], message.data(), message.size());
     _exit(0);
@@ -188,8 +253,29 @@ TEST_F(StoreErrorsTest, OpenFromAnotherProcessNamesTheHolder) {
   (void)!read(pipe_fds[0], buffer, sizeof(buffer) - 1);
   waitpid(child, nullptr, 0);
   close(pipe_fds[0]);
-  const std::string message(buffer);
+  return buffer;
+}
+
+TEST_F(StoreErrorsTest, OpenFromAnotherProcessNamesTheHolder) {
+  auto first = OpenOrDie(path_, SmallPool());
+  const std::string message = MessageOfAnOpenFromAChild(path_);
   EXPECT_NE(message.find("in use by process " + std::to_string(getpid())), std::string::npos) << message;
+}
+
+TEST_F(StoreErrorsTest, TheHolderStaysNamedAfterItsOwnSecondOpenAndCheckAreRefused) {
+  auto first = OpenOrDie(path_, SmallPool());
+  // Each refusal opens and closes a descriptor of the pool in the holding
+  // process, which would drop a classic POSIX lock and with it the pid.
+  auto second = Store::Open(path_, Options());
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("in use by this process"), std::string::npos) << second.status();
+  auto check = Store::Check(path_);
+  EXPECT_FALSE(check.ok()) << "a check of a pool open elsewhere is refused";
+  const std::string message = MessageOfAnOpenFromAChild(path_);
+  EXPECT_NE(message.find("in use by process " + std::to_string(getpid())), std::string::npos) << message;
+  first.reset();
+  auto after = Store::Open(path_, Options());
+  EXPECT_TRUE(after.ok()) << "closing the holder releases the pool: " << after.status();
 }
 
 TEST_F(StoreErrorsTest, RequiredCacheLineGranularityFailsOnPageCache) {

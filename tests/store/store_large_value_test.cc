@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "pmstore/src/format.h"
+#include "pmstore/format/layout.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
 

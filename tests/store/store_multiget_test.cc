@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "pmstore/src/format.h"
-#include "pmstore/src/leaf_index.h"
+#include "pmstore/format/key.h"
+#include "pmstore/format/layout.h"
+#include "pmstore/index/leaf_index.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
 

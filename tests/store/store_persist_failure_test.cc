@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "pmstore/base/errno_status.h"
-#include "pmstore/src/persister.h"
-#include "pmstore/src/store_impl.h"
+#include "pmstore/persist/persister.h"
+#include "pmstore/db/store_impl.h"
 #include "store/store_test_util.h"
 
 namespace pmstore {

@@ -15,7 +15,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "pmstore/src/format.h"
+#include "pmstore/format/image_layout.h"
+#include "pmstore/format/layout.h"
+#include "pmstore/format/leaf.h"
+#include "pmstore/format/record.h"
 #include "store/store_test_util.h"
 
 namespace pmstore {

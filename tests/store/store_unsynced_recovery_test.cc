@@ -11,8 +11,9 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "pmstore/src/boot_id.h"
-#include "pmstore/src/format.h"
+#include "pmstore/env/boot_id.h"
+#include "pmstore/format/layout.h"
+#include "pmstore/format/undo_log.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
 

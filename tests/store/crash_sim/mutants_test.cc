@@ -1,5 +1,5 @@
 // Shows that the crash simulator catches the removal of each flush, fence
-// and sync the store makes (pmstore/src/persist_site.h). Linked against the
+// and sync the store makes (pmstore/persist/persist_site.h). Linked against the
 // test-only pmstore_mutants library, where one site at a time can be
 // skipped; for each, the simulator runs with fixed seeds and must report a
 // failure: a lost acknowledged write, half a batch, a check that is not
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "pmstore/src/persist_site.h"
+#include "pmstore/persist/persist_site.h"
 #include "store/crash_sim/simulator.h"
 #include "support/temp_dir.h"
 

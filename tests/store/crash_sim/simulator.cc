@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
-#include "pmstore/src/boot_id.h"
-#include "pmstore/src/persist_site.h"
-#include "pmstore/src/persister.h"
-#include "pmstore/src/store_impl.h"
+#include "pmstore/env/boot_id.h"
+#include "pmstore/persist/persist_site.h"
+#include "pmstore/persist/persister.h"
+#include "pmstore/db/store_impl.h"
 #include "store/crash_sim/image_file.h"
 #include "store/store_test_util.h"
 #include "xxhash.h"

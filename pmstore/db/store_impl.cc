@@ -1,0 +1,140 @@
+// Opening, recovery and closing (writes are in store_write.cc, reads in
+// store_read.cc).
+#include "pmstore/db/store_impl.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/base/status_macros.h"
+
+namespace pmstore {
+namespace {
+
+mapping::Granularity MappingGranularity(Granularity granularity) {
+  switch (granularity) {
+    case Granularity::kByte: return mapping::Granularity::kByte;
+    case Granularity::kCacheLine: return mapping::Granularity::kCacheLine;
+    case Granularity::kPage: return mapping::Granularity::kPage;
+  }
+  return mapping::Granularity::kPage;
+}
+
+internal::PoolOptions PoolOptionsOf(const Options& options) {
+  internal::PoolOptions pool;
+  pool.create_if_missing = options.create_if_missing;
+  pool.error_if_exists = options.error_if_exists;
+  pool.initial_size = options.initial_size;
+  pool.max_size = options.max_size;
+  pool.required_granularity = MappingGranularity(options.required_granularity);
+  return pool;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
+  auto store = StoreImpl::OpenWith(path, options, &internal::MakeMappingPersister);
+  if (!store.ok()) return store.status();
+  return std::unique_ptr<Store>(std::move(*store));
+}
+
+absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string& path, const Options& options,
+                                                               internal::PersisterFactory make_persister,
+                                                               env::Env* env) {
+  std::unique_ptr<internal::Persister> persister;
+  internal::PoolOptions pool_options = PoolOptionsOf(options);
+  pool_options.env = env;
+  PMSTORE_ASSIGN_OR_RETURN(auto pool, internal::OpenPool(path, pool_options, make_persister, &persister));
+  std::unique_ptr<StoreImpl> store(new StoreImpl(std::move(pool), std::move(persister), options.sync, env));
+  absl::Status recovered = internal::WithPath(store->Recover(), path);
+  if (!recovered.ok()) {
+    store->closed_ = true;  // nothing of it is to be persisted at destruction
+    return recovered;
+  }
+  return store;
+}
+
+StoreImpl::StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<internal::Persister> persister, bool sync,
+                     env::Env* env)
+    : path_(pool->path),
+      env_(env),
+      pool_(std::move(pool)),
+      persister_(std::move(persister)),
+      default_sync_(sync),
+      base_(pool_->base()),
+      alloc_(pool_->base(), pool_->superblock,
+             [this](uint64_t chunks) ABSL_NO_THREAD_SAFETY_ANALYSIS { return Grow(chunks); }),
+      index_(pool_->base(), pool_->superblock.heap_offset, pool_.get()),
+      tx_(pool_->base()),
+      committer_(pool_->base(), pool_->path, persister_.get(), &alloc_) {}
+
+absl::Status StoreImpl::Recover() {
+  internal::TurnGuard turn(&write_mu_);
+  internal::ExclusiveGuard lock(&mu_);
+  // An unsynced run cut short goes back to its base commit first; the log
+  // then replays that commit.
+  uint64_t min_next_seq = 1;
+  PMSTORE_RETURN_IF_ERROR(internal::UndoLog::Recover(pool_->view(), *persister_, &min_next_seq));
+  uint64_t next_seq;
+  internal::LogHeader last_record;
+  PMSTORE_RETURN_IF_ERROR(internal::RedoLog::Replay(pool_->view(), pool_->superblock.heap_offset, pool_->leaf_geometry(),
+                                                    *persister_, &next_seq, &last_record));
+  committer_.Recovered(std::max(next_seq, min_next_seq), last_record);
+  PMSTORE_ASSIGN_OR_RETURN(internal::Root root, internal::ReadRoot(*pool_));
+  key_count_ = root.key_count;
+  separator_image_ = root.separator_image;
+  if (separator_image_ != 0) {
+    // After a clean close; a stale or damaged image is passed over.
+    auto image = internal::SeparatorImage::Open(base_, pool_->length(), separator_image_,
+                                                {last_record.seq, root.head_leaf, root.key_count});
+    if (image.ok()) {
+      index_.UseImage(*image);
+      opened_from_image_ = true;
+      return absl::OkStatus();
+    }
+  }
+  LoadSpace();
+  return index_.Load(root.head_leaf, pool_->length());
+}
+
+absl::Status StoreImpl::Close() {
+  internal::TurnGuard turn(&write_mu_);
+  // closed_ changes only with write_mu_ held, so it may be read here
+  // without the gate.
+  if (ABSL_TS_UNCHECKED_READ(closed_)) return close_status_;
+  // A poisoned store returns its first failure: what it acknowledged
+  // after that failure may not be durable.
+  absl::Status status = committer_.poisoned();
+  if (status.ok()) status = MakeDurable(internal::PersistSite::kCloseAppliedFlush, internal::PersistSite::kCloseDrain);
+  if (status.ok()) status = WriteSeparatorImage();
+  {
+    internal::ExclusiveGuard lock(&mu_);
+    closed_ = true;
+  }
+  // No reader gets past the gate any more: unmap, and unlock the file.
+  persister_.reset();
+  pool_.reset();
+  close_status_ = status;
+  return status;
+}
+
+StoreImpl::~StoreImpl() {
+  DetachSnapshots();
+  bool closed;
+  {
+    internal::SharedGuard lock(&mu_);
+    closed = closed_;
+  }
+  if (closed) return;
+  const absl::Status status = Close();
+  if (!status.ok()) {
+    std::fprintf(stderr, "pmstore: %s (found while destroying a store that was not closed; Store::Close() returns it)\n",
+                 std::string(status.message()).c_str());
+  }
+}
+
+absl::Status StoreImpl::ClosedError() const {
+  return absl::FailedPreconditionError(absl::StrCat(path_, ": the store is closed"));
+}
+
+}  // namespace pmstore

@@ -1,0 +1,259 @@
+// The store: one pool, its allocator and index, one writer at a time.
+//
+// Locking (store.h states the contract): writers take turns on write_mu_
+// for the whole of a write. Readers (Get, Contains, iterator refills,
+// Stats, Check) hold mu_, a ReaderGate, shared; a writer holds it
+// exclusively while it changes what readers see: while it stages a write
+// (which may split index leaves and grow the mapping) and while it
+// applies a commit. It lets readers in while it waits for an msync, unless
+// the write changed the in-memory index (a leaf split or removed); Sync
+// and Close take the gate only for the bookkeeping after their write-back.
+// At cache-line granularity the fence is shorter than handing the gate
+// over twice, so the writer keeps it. Readers therefore never see a
+// half-applied or unacknowledged commit and never block one another.
+//
+// Snapshots (snapshot_list.h): a snapshot is a pin at its sequence plus
+// an overlay of pre-images that the write path fills while any snapshot
+// lives; GetSnapshot and its release take the writer's turn and the gate,
+// so no write is staged meanwhile.
+//
+// Files: store_impl.cc (open, recovery, close), store_write.cc (the write
+// path; the commit protocols are commit/'s), store_read.cc (reads),
+// store_snapshot.cc (snapshots and reads through them), store_image.cc
+// (the separator image), store_check.cc (Check), store_copy.cc (CopyTo).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "pmstore/space/allocator.h"
+#include "pmstore/index/leaf_index.h"
+#include "pmstore/persist/persist_site.h"
+#include "pmstore/db/pin_registry.h"
+#include "pmstore/pool/pool.h"
+#include "pmstore/format/record.h"
+#include "pmstore/format/redo_log.h"
+#include "pmstore/db/reader_gate.h"
+#include "pmstore/commit/committer.h"
+#include "pmstore/db/snapshot_list.h"
+#include "pmstore/txn/transaction.h"
+#include "pmstore/store.h"
+
+namespace pmstore {
+
+class SnapshotImpl;
+
+class StoreImpl final : public Store {
+ public:
+  // Open with a chosen persistence seam (tests model the CPU cache with it,
+  // or a device that fails) and operating system seam (tests fail its
+  // system calls); a copy's destination gets the same `env`.
+  static absl::StatusOr<std::unique_ptr<StoreImpl>> OpenWith(const std::string& path, const Options& options,
+                                                             internal::PersisterFactory make_persister,
+                                                             env::Env* env = env::Env::Default());
+  ~StoreImpl() override;
+  using Store::Delete;  // the overloads with default options
+  using Store::Get;
+  using Store::Put;
+  using Store::Write;
+  using Store::CopyTo;
+
+  absl::Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;
+  absl::Status Delete(const WriteOptions& options, std::string_view key) override;
+  absl::Status Write(const WriteOptions& options, const WriteBatch& batch) override;
+  absl::Status Get(const ReadOptions& options, std::string_view key, std::string* value) override;
+  absl::Status Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) override;
+  std::vector<absl::Status> MultiGet(const ReadOptions& options, std::span<const std::string_view> keys,
+                                     std::vector<std::string>* values) override;
+  void MultiGet(const ReadOptions& options, size_t count, const std::string_view* keys, PinnedValue* values,
+                absl::Status* statuses) override;
+  absl::StatusOr<bool> Contains(std::string_view key) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options, const IterateOptions& range) override;
+  std::unique_ptr<Snapshot> GetSnapshot() override;
+  absl::Status Sync() override;
+  absl::Status Close() override;
+  Stats GetStats() override;
+  CheckReport CheckNow() override;
+  // store_copy.cc
+  absl::Status CopyTo(const ReadOptions& options, const std::string& dest_path,
+                      const CopyProgress& progress) override;
+  // For Store::Check: its close leaves the pool as it found it (no image).
+  void WriteNoImageAtClose() { write_image_at_close_ = false; }
+
+  // Entries copied for an iterator: keys and values back to back in
+  // `bytes`, (key offset, key size, value size) per entry.
+  struct ScanBuffer {
+    std::string bytes;
+    struct Entry {
+      size_t offset;
+      uint32_t key_size;
+      uint64_t value_size;
+    };
+    std::vector<Entry> entries;
+  };
+  // For iterators: copies up to `max_entries` entries (or about
+  // `max_bytes`) in range as of `snapshot`, from the first key >= target
+  // (> target when `after`). *end: nothing further.
+  absl::Status ScanBatch(const Snapshot& snapshot, const std::string& target, bool after, const IterateOptions& range,
+                         size_t max_entries, size_t max_bytes, ScanBuffer* out, bool* end);
+
+  // --- snapshots (store_snapshot.cc) ---
+  // What a SnapshotImpl's destructor calls.
+  void ReleaseSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id);
+  // At the store's destruction: the live snapshots forget it.
+  void DetachSnapshots();
+
+ protected:
+  WriteOptions DefaultWrite() const override { return WriteOptions{default_sync_}; }
+
+ private:
+  // One operation of a write: Put and Delete make one, a WriteBatch one per
+  // entry; all go through WriteOps.
+  struct Op {
+    WriteBatch::OpKind kind;
+    std::string_view key;
+    std::string_view value;
+  };
+
+  // --- reads through snapshots (store_snapshot.cc) ---
+  // InvalidArgument when options.snapshot is another store's.
+  absl::Status CheckSnapshot(const ReadOptions& options) const;
+  // The record of `key` as `options` sees it (0: absent).
+  uint64_t LookupAt(const ReadOptions& options, std::string_view key) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The last commit a read with `options` sees, for the pin of a value it
+  // returns: the snapshot's, else the latest.
+  uint64_t SeenSeq(const ReadOptions& options) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // ScanBatch's walk as of `snapshot`: the index's records merged with
+  // the overlays from it on, in key order from the first key >= target;
+  // `take` gets each record until it returns false. DataLoss when a
+  // record is damaged.
+  absl::Status ScanAt(const SnapshotImpl& snapshot, std::string_view target,
+                      const std::function<bool(const internal::RecordView&)>& take) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  // --- reads (store_read.cc) ---
+  // The value of the record at `record` (0: NotFound), checked as
+  // `options` asks.
+  absl::Status ReadValue(const ReadOptions& options, uint64_t record, internal::RecordView* view) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // MultiGet's lookups, a chunk of keys per turn of the read lock:
+  // statuses[i] for keys[i], and take(i, value, seen_seq) under the lock
+  // for each key found (seen_seq: the last commit it could see, for a pin).
+  template <typename Take>
+  void MultiGetWith(const ReadOptions& options, size_t count, const std::string_view* keys, absl::Status* statuses,
+                    Take take);
+
+  StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<internal::Persister> persister, bool sync,
+            env::Env* env);
+  absl::Status Recover();
+
+  // --- the write path (store_write.cc) ---
+  // InvalidArgument, naming the pool, for a key over kMaxKeySize.
+  absl::Status CheckKey(std::string_view key) const;
+  absl::Status WriteOps(const WriteOptions& options, const Op* ops, size_t count);
+  absl::Status Stage(const Op* ops, size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::Status StagePut(std::string_view key, std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::Status StageDelete(std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void StageRoot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Commits the staged transaction by the protocol `sync` chooses and
+  // applies it. Not OK: nothing of it was applied (the caller abandons it).
+  absl::Status Commit(bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void Apply() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  void Abandon() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // After a failed try: OK when a second try may succeed (the unsynced run
+  // ended, empty chunks were reclaimed; *sync: make it a durable commit),
+  // else the status to return.
+  absl::Status MakeRoom(const absl::Status& failure, bool* sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  absl::StatusOr<uint64_t> Grow(uint64_t chunks) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Everything written so far durable, without keeping readers out: ends
+  // the unsynced run, or else flushes the last commit's applied lines
+  // (Sync, Close).
+  absl::Status MakeDurable(internal::PersistSite applied_site, internal::PersistSite drain_site)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Space the allocator quarantines (leaf cells included), freed by
+  // commits <= seq, becomes reusable once no pin, snapshot or unsynced run
+  // may still read it.
+  void ReleaseSpaceThrough(uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+
+  // --- the separator image (store_image.cc, doc/FORMAT.md "Separator image") ---
+  // At a clean close: writes the image of the index and commits it, unless
+  // the index was opened from one and is unchanged. A full pool closes
+  // without one; a persistence failure poisons the store and is returned.
+  absl::Status WriteSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Before the first change to the index: leaves the image (the leaves
+  // no read has checked are checked when first used), and frees it in
+  // this transaction when the root names one.
+  absl::Status DropSeparatorImage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // After an open from the image, the allocator's view is loaded when
+  // first needed (a write, Stats, Check), not by open: it reads every
+  // chunk's bitmap, a page fault each (12 ms of a 22 ms open at 10 M keys).
+  void LoadSpace() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // LoadSpace unless done, taking the gate exclusively for it.
+  void EnsureSpaceLoaded() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // --- failures ---
+  // OK when writes are accepted; else why not (closed, or poisoned).
+  absl::Status Writable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // FailedPrecondition naming the file, for calls after Close.
+  absl::Status ClosedError() const;
+
+  const std::string path_;
+  env::Env* const env_;
+  std::unique_ptr<internal::Pool> pool_;  // released by Close
+  std::unique_ptr<internal::Persister> persister_;
+  const bool default_sync_;
+  char* const base_;
+
+  internal::WriterTurn write_mu_;  // held for the whole of a write, Sync, Close
+  internal::ReaderGate mu_;
+  internal::SpaceAllocator alloc_ ABSL_GUARDED_BY(mu_);
+  internal::LeafIndex index_ ABSL_GUARDED_BY(mu_);
+  internal::Transaction tx_ ABSL_GUARDED_BY(write_mu_);
+  // The commit protocols. The writer's (write_mu_); its sequence numbers
+  // change only while the gate is held exclusively, so readers holding it
+  // shared read last_seq() and next_seq().
+  internal::Committer committer_;
+  uint64_t key_count_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t key_delta_ ABSL_GUARDED_BY(write_mu_) = 0;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status close_status_ ABSL_GUARDED_BY(write_mu_);
+  PinRegistry pins_;
+
+  // The separator image the committed root names (0: none), and whether
+  // this open found the leaves through it.
+  uint64_t separator_image_ ABSL_GUARDED_BY(mu_) = 0;
+  bool opened_from_image_ = false;  // set by Recover only
+  std::atomic<bool> space_loaded_{false};  // alloc_ holds the pool's chunk table and bitmaps
+  bool write_image_at_close_ = true;  // false for Store::Check's store
+
+  internal::SnapshotList snapshots_ ABSL_GUARDED_BY(mu_);
+};
+
+// The Snapshot GetSnapshot returns: a place in the store's list and a pin.
+class SnapshotImpl final : public Snapshot {
+ public:
+  SnapshotImpl(StoreImpl* store, uint64_t seq, uint64_t pin_id) : store_(store), seq_(seq), pin_id_(pin_id) {}
+  ~SnapshotImpl() override {
+    if (store_ != nullptr) store_->ReleaseSnapshot(handle_, pin_id_);
+  }
+  uint64_t sequence() const override { return seq_; }
+  const StoreImpl* store() const { return store_; }
+  internal::SnapshotList::Handle handle() const { return handle_; }
+
+ private:
+  friend class StoreImpl;
+  // Set once, by GetSnapshot, before anyone else sees this snapshot.
+  internal::SnapshotList::Handle handle_;
+  // nullptr once the store is destroyed: an iterator destroyed after its
+  // store (which iterator.h forbids, but which was harmless before
+  // iterators took snapshots) must not reach into it.
+  StoreImpl* store_;
+  const uint64_t seq_;
+  const uint64_t pin_id_;
+};
+
+}  // namespace pmstore

@@ -1,0 +1,285 @@
+// Reads: point lookups, zero-copy pins, iteration, stats.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/base/status_macros.h"
+#include "pmstore/mapping/verify.h"
+#include "pmstore/format/record.h"
+#include "pmstore/db/store_impl.h"
+
+namespace pmstore {
+namespace {
+
+absl::Status Damaged(const std::string& path, uint64_t record) {
+  return absl::DataLossError(absl::StrCat(path, ": damaged record at offset ", record));
+}
+
+// Keeps a batch of entries copied under the read lock; refills past the
+// last key returned, as of one snapshot (the caller's, or its own), so
+// that the refills add up to one consistent state.
+class StoreIterator final : public Iterator {
+ public:
+  StoreIterator(StoreImpl* store, const Snapshot* snapshot, std::unique_ptr<Snapshot> own, IterateOptions range)
+      : store_(store), own_(std::move(own)), snapshot_(snapshot ? snapshot : own_.get()), range_(std::move(range)) {}
+
+  void SeekToFirst() override { Seek(""); }
+  void Seek(std::string_view target) override {
+    std::string start(target);
+    start = std::max({start, range_.lower_bound, range_.prefix});
+    Fill(start, false);
+  }
+  void Next() override {
+    if (++index_ < buffer_.entries.size()) return;
+    if (end_) return;
+    const std::string last(key_at(buffer_.entries.size() - 1));
+    Fill(last, true);
+  }
+  bool Valid() const override { return status_.ok() && index_ < buffer_.entries.size(); }
+  std::string_view key() const override { return key_at(index_); }
+  std::string_view value() const override {
+    const auto& e = buffer_.entries[index_];
+    return std::string_view(buffer_.bytes).substr(e.offset + e.key_size, e.value_size);
+  }
+  absl::Status status() const override { return status_; }
+
+ private:
+  std::string_view key_at(size_t i) const {
+    return std::string_view(buffer_.bytes).substr(buffer_.entries[i].offset, buffer_.entries[i].key_size);
+  }
+  void Fill(const std::string& target, bool after) {
+    buffer_.entries.clear();
+    buffer_.bytes.clear();
+    index_ = 0;
+    status_ = store_->ScanBatch(*snapshot_, target, after, range_, kBatchEntries, kBatchBytes, &buffer_, &end_);
+  }
+
+  // Per refill: enough to amortise the re-seek, little enough that the
+  // read lock is held only briefly.
+  static constexpr size_t kBatchEntries = 1024;
+  static constexpr size_t kBatchBytes = 1 << 20;
+  StoreImpl* store_;
+  std::unique_ptr<Snapshot> own_;  // when the caller named none
+  const Snapshot* snapshot_;
+  IterateOptions range_;
+  StoreImpl::ScanBuffer buffer_;
+  size_t index_ = 0;
+  bool end_ = true;
+  absl::Status status_;
+};
+
+}  // namespace
+
+absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, internal::RecordView* view) const {
+  if (record == 0) return absl::NotFoundError("key not found");
+  if (record == internal::LeafIndex::kDamagedLeaf) {
+    return absl::DataLossError(
+        absl::StrCat(pool_->path, ": checksum failure in the index leaf that would hold the key (pmstore check names it)"));
+  }
+  if (!internal::ReadRecord(base_, pool_->length(), record, view)) return Damaged(pool_->path, record);
+  if (options.verify_checksums && !internal::RecordIsIntact(base_, pool_->length(), record)) {
+    return Damaged(pool_->path, record);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
+  internal::SharedGuard lock(&mu_);
+  if (closed_) return ClosedError();
+  if (options.snapshot != nullptr) PMSTORE_RETURN_IF_ERROR(CheckSnapshot(options));
+  internal::RecordView view;
+  absl::Status status = ReadValue(options, LookupAt(options, key), &view);
+  if (status.ok()) value->assign(view.value.data(), view.value.size());
+  return status;
+}
+
+absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) {
+  pinned->Reset();
+  internal::SharedGuard lock(&mu_);
+  if (closed_) return ClosedError();
+  if (options.snapshot != nullptr) PMSTORE_RETURN_IF_ERROR(CheckSnapshot(options));
+  internal::RecordView view;
+  absl::Status status = ReadValue(options, LookupAt(options, key), &view);
+  if (!status.ok()) return status;
+  // Registered while the read lock keeps writers out, so no commit can
+  // free this record before the pin is visible to it. A record read
+  // through a snapshot may have been freed since: the pin is at the
+  // snapshot's sequence, so the pin alone keeps it once the snapshot goes.
+  pinned->pin_id_ = pins_.Pin(SeenSeq(options));
+  pinned->registry_ = &pins_;
+  pinned->value_ = view.value;
+  return absl::OkStatus();
+}
+
+template <typename Take>
+void StoreImpl::MultiGetWith(const ReadOptions& options, size_t count, const std::string_view* keys,
+                             absl::Status* statuses, Take take) {
+  // The read lock is taken per chunk, so that a large batch keeps a
+  // writer waiting no longer than a few Gets would.
+  constexpr size_t kChunk = internal::LeafIndex::kMultiLookupChunk;
+  if (options.snapshot != nullptr) {
+    const absl::Status foreign = CheckSnapshot(options);
+    if (!foreign.ok()) {
+      std::fill(statuses, statuses + count, foreign);
+      return;
+    }
+  }
+  uint64_t records[kChunk];
+  for (size_t first = 0; first < count; first += kChunk) {
+    const size_t n = std::min(kChunk, count - first);
+    internal::SharedGuard lock(&mu_);
+    if (closed_) {
+      std::fill(statuses + first, statuses + count, ClosedError());
+      return;
+    }
+    index_.MultiLookup(keys + first, n, records);
+    if (options.snapshot != nullptr) {
+      // What the overlays name wins; the index's lookup of those keys was
+      // wasted, which costs less than splitting the chunk.
+      const auto& snapshot = static_cast<const SnapshotImpl&>(*options.snapshot);
+      for (size_t i = 0; i < n; ++i) snapshots_.Find(snapshot.handle(), keys[first + i], &records[i]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      internal::RecordView view;
+      statuses[first + i] = ReadValue(options, records[i], &view);
+      if (statuses[first + i].ok()) take(first + i, view.value, SeenSeq(options));
+    }
+  }
+}
+
+std::vector<absl::Status> StoreImpl::MultiGet(const ReadOptions& options, std::span<const std::string_view> keys,
+                                              std::vector<std::string>* values) {
+  std::vector<absl::Status> statuses(keys.size());
+  values->resize(keys.size());
+  for (std::string& value : *values) value.clear();
+  MultiGetWith(options, keys.size(), keys.data(), statuses.data(),
+               [&](size_t i, std::string_view value, uint64_t) { (*values)[i].assign(value.data(), value.size()); });
+  return statuses;
+}
+
+void StoreImpl::MultiGet(const ReadOptions& options, size_t count, const std::string_view* keys, PinnedValue* values,
+                         absl::Status* statuses) {
+  for (size_t i = 0; i < count; ++i) values[i].Reset();
+  MultiGetWith(options, count, keys, statuses, [&](size_t i, std::string_view value, uint64_t seen_seq) {
+    // As in Get: pinned before the read lock lets a writer free the record.
+    values[i].pin_id_ = pins_.Pin(seen_seq);
+    values[i].registry_ = &pins_;
+    values[i].value_ = value;
+  });
+}
+
+absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
+  internal::SharedGuard lock(&mu_);
+  if (closed_) return ClosedError();
+  const uint64_t record = index_.Lookup(key);
+  if (record == internal::LeafIndex::kDamagedLeaf) {
+    internal::RecordView unused;
+    return ReadValue(ReadOptions(), record, &unused);
+  }
+  return record != 0;
+}
+
+std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions& options, const IterateOptions& range) {
+  std::unique_ptr<Snapshot> own;
+  if (options.snapshot == nullptr) own = GetSnapshot();
+  return std::make_unique<StoreIterator>(this, options.snapshot, std::move(own), range);
+}
+
+absl::Status StoreImpl::ScanBatch(const Snapshot& snapshot, const std::string& target, bool after,
+                                  const IterateOptions& range, size_t max_entries, size_t max_bytes, ScanBuffer* out,
+                                  bool* end) {
+  internal::SharedGuard lock(&mu_);
+  *end = true;
+  if (closed_) return ClosedError();
+  PMSTORE_RETURN_IF_ERROR(CheckSnapshot(ReadOptions{.snapshot = &snapshot}));
+  return ScanAt(static_cast<const SnapshotImpl&>(snapshot), target, [&](const internal::RecordView& view) {
+    if (after && view.key == target) return true;
+    if (!range.upper_bound.empty() && view.key >= range.upper_bound) return false;
+    if (view.key.substr(0, range.prefix.size()) != range.prefix) return view.key < range.prefix;
+    if (out->entries.size() == max_entries || (!out->entries.empty() && out->bytes.size() >= max_bytes)) {
+      *end = false;
+      return false;
+    }
+    out->entries.push_back({out->bytes.size(), static_cast<uint32_t>(view.key.size()), view.value.size()});
+    out->bytes.append(view.key.data(), view.key.size());
+    out->bytes.append(view.value.data(), view.value.size());
+    return true;
+  });
+}
+
+absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, std::string_view target,
+                               const std::function<bool(const internal::RecordView&)>& take) const {
+  absl::Status status;
+  bool stopped = false;
+  const auto read = [&](uint64_t record, internal::RecordView* view) {
+    if (internal::ReadRecord(base_, pool_->length(), record, view)) return true;
+    status = Damaged(pool_->path, record);
+    return false;
+  };
+  // A pre-image: absent (0) is skipped, a record taken.
+  const auto take_old = [&](uint64_t record) {
+    internal::RecordView view;
+    if (record == 0) return true;
+    stopped = !read(record, &view) || !take(view);
+    return !stopped;
+  };
+  internal::SnapshotList::Merged overlay(snapshots_, snapshot.handle(), target);
+  const absl::Status scanned = index_.ScanFrom(target, [&](uint64_t record) {
+    internal::RecordView view;
+    if (!read(record, &view)) {
+      stopped = true;
+      return false;
+    }
+    // Keys written since the snapshot that were absent then, or changed
+    // then, come from the overlays.
+    while (!overlay.done() && overlay.key() < view.key) {
+      if (!take_old(overlay.record())) return false;
+      overlay.Next();
+    }
+    if (!overlay.done() && overlay.key() == view.key) {
+      const uint64_t old = overlay.record();
+      overlay.Next();
+      return take_old(old);
+    }
+    stopped = !take(view);
+    return !stopped;
+  });
+  if (!scanned.ok()) return absl::DataLossError(absl::StrCat(pool_->path, ": ", scanned.message()));
+  for (; !stopped && !overlay.done(); overlay.Next()) take_old(overlay.record());
+  return status;
+}
+
+Stats StoreImpl::GetStats() {
+  Stats stats;
+  stats.path = path_;
+  EnsureSpaceLoaded();
+  internal::SharedGuard lock(&mu_);  // growth changes the mapped length; Close unmaps
+  if (closed_) return stats;
+  stats.keys = key_count_;
+  stats.format_version = pool_->superblock.version;
+  stats.opened_from_separator_image = opened_from_image_;
+  stats.pool_bytes = pool_->length();
+  stats.max_pool_bytes = pool_->superblock.heap_offset + pool_->superblock.max_chunks * internal::kChunkSize;
+  const internal::SpaceUsage usage = alloc_.Usage();
+  stats.live_bytes = usage.live_bytes;
+  stats.free_bytes = usage.free_bytes;
+  stats.fragmentation =
+      usage.free_bytes == 0 ? 0 : static_cast<double>(usage.free_in_partial_chunks) / usage.free_bytes;
+  switch (pool_->mapping->granularity()) {
+    case mapping::Granularity::kByte: stats.granularity = Granularity::kByte; break;
+    case mapping::Granularity::kCacheLine: stats.granularity = Granularity::kCacheLine; break;
+    case mapping::Granularity::kPage: stats.granularity = Granularity::kPage; break;
+  }
+  stats.dax = pool_->mapping->dax();
+  stats.map_sync = pool_->mapping->map_sync();
+  auto census = mapping::VerifyMapping(pool_->base(), pool_->length());
+  if (census.ok()) {
+    const uint64_t mapped = census->pmd_bytes + census->pte_bytes;
+    stats.pmd_mapped_share = mapped == 0 ? 0 : static_cast<double>(census->pmd_bytes) / mapped;
+    stats.pmd_verify_method = std::string(mapping::VerifyMethodName(census->method));
+  } else {
+    stats.pmd_verify_method = std::string(census.status().message());
+  }
+  return stats;
+}
+
+}  // namespace pmstore

@@ -1,0 +1,55 @@
+// Snapshots: a pin at the snapshot's sequence (so its records keep their
+// space) and an overlay of pre-images in snapshots_ (snapshot_list.h);
+// reads that name one consult the overlays before the index.
+#include "absl/strings/str_cat.h"
+#include "pmstore/db/store_impl.h"
+
+namespace pmstore {
+
+std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
+  // The writer's turn: no write is staged or half applied, so the index
+  // is exactly the state after the last commit, and every later write
+  // sees the new overlay.
+  internal::TurnGuard turn(&write_mu_);
+  internal::ExclusiveGuard lock(&mu_);
+  const uint64_t seq = committer_.last_seq();
+  auto snapshot = std::make_unique<SnapshotImpl>(this, seq, pins_.Pin(seq));
+  snapshot->handle_ = snapshots_.Add(snapshot.get());
+  return snapshot;
+}
+
+void StoreImpl::DetachSnapshots() {
+  internal::SharedGuard lock(&mu_);
+  for (const auto& entry : snapshots_.entries()) static_cast<SnapshotImpl*>(entry.owner)->store_ = nullptr;
+}
+
+void StoreImpl::ReleaseSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id) {
+  internal::TurnGuard turn(&write_mu_);
+  {
+    internal::ExclusiveGuard lock(&mu_);
+    snapshots_.Remove(handle);
+  }
+  // Space the snapshot kept is reused from the next commit on, as for a
+  // PinnedValue.
+  pins_.Unpin(pin_id);
+}
+
+absl::Status StoreImpl::CheckSnapshot(const ReadOptions& options) const {
+  if (static_cast<const SnapshotImpl*>(options.snapshot)->store() == this) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(path_, ": the snapshot belongs to another store"));
+}
+
+uint64_t StoreImpl::LookupAt(const ReadOptions& options, std::string_view key) const {
+  uint64_t record;
+  if (options.snapshot != nullptr &&
+      snapshots_.Find(static_cast<const SnapshotImpl*>(options.snapshot)->handle(), key, &record)) {
+    return record;
+  }
+  return index_.Lookup(key);
+}
+
+uint64_t StoreImpl::SeenSeq(const ReadOptions& options) const {
+  return options.snapshot != nullptr ? options.snapshot->sequence() : committer_.last_seq();
+}
+
+}  // namespace pmstore

@@ -1,0 +1,230 @@
+// The write path: every Put, Delete and WriteBatch is staged as one
+// transaction (txn/), then committed by the protocol its WriteOptions
+// choose (commit/committer.h) and applied. A persistence failure poisons
+// the store.
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "pmstore/base/status_macros.h"
+#include "pmstore/db/store_impl.h"
+#include "pmstore/persist/persist_site.h"
+
+namespace pmstore {
+
+using internal::PersistSite;
+
+absl::Status StoreImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
+  const Op op{WriteBatch::OpKind::kPut, key, value};
+  return WriteOps(options, &op, 1);
+}
+
+absl::Status StoreImpl::Delete(const WriteOptions& options, std::string_view key) {
+  const Op op{WriteBatch::OpKind::kDelete, key, {}};
+  return WriteOps(options, &op, 1);
+}
+
+absl::Status StoreImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
+  std::vector<Op> ops;
+  ops.reserve(batch.Count());
+  for (const WriteBatch::Op& op : batch.ops()) ops.push_back(Op{op.kind, op.key, op.value});
+  return WriteOps(options, ops.data(), ops.size());
+}
+
+absl::Status StoreImpl::CheckKey(std::string_view key) const {
+  if (key.size() <= kMaxKeySize) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(path_, ": key of ", key.size(), " bytes exceeds the limit of ", kMaxKeySize));
+}
+
+absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, size_t count) {
+  for (size_t i = 0; i < count; ++i) PMSTORE_RETURN_IF_ERROR(CheckKey(ops[i].key));
+  internal::TurnGuard turn(&write_mu_);
+  PMSTORE_RETURN_IF_ERROR(Writable());
+  internal::ExclusiveGuard lock(&mu_);
+  LoadSpace();
+  bool sync = options.sync;
+  for (int attempt = 0;; ++attempt) {
+    // A durable write ends the unsynced run first: it writes in place
+    // where the run's base may still be the state a crash returns to.
+    absl::Status status;
+    if (sync && committer_.in_run()) {
+      status = committer_.EndRun();
+      if (status.ok()) {
+        committer_.ForgetRun();
+        ReleaseSpaceThrough(committer_.last_seq());
+      }
+    } else if (!sync && !committer_.in_run()) {
+      status = committer_.BeginRun();
+    }
+    if (!status.ok()) return status;
+    tx_.set_guard(sync ? nullptr : &committer_);
+    status = Stage(ops, count);
+    status = status.ok() ? Commit(sync) : status;
+    tx_.set_guard(nullptr);
+    if (!status.ok()) Abandon();
+    if (status.ok() || attempt > 0 || !committer_.poisoned().ok()) return internal::WithPath(status, path_);
+    PMSTORE_RETURN_IF_ERROR(MakeRoom(status, &sync));  // then once more
+  }
+}
+
+absl::Status StoreImpl::Stage(const Op* ops, size_t count) {
+  if (separator_image_ != 0 || index_.on_image()) PMSTORE_RETURN_IF_ERROR(DropSeparatorImage());
+  for (size_t i = 0; i < count; ++i) {
+    if (ops[i].kind == WriteBatch::OpKind::kDelete) {
+      PMSTORE_RETURN_IF_ERROR(StageDelete(ops[i].key));
+    } else {
+      PMSTORE_RETURN_IF_ERROR(StagePut(ops[i].key, ops[i].value));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::StagePut(std::string_view key, std::string_view value) {
+  index_.Prefetch(key);  // the leaf's misses overlap the work before its Upsert
+  uint64_t replaced;
+  PMSTORE_RETURN_IF_ERROR(index_.Upsert(tx_, alloc_, key, value, &replaced));
+  // A snapshot keeps what the key had (an abandoned commit leaves a
+  // pre-image equal to the current record, which reads the same).
+  if (!snapshots_.empty()) snapshots_.WillChange(key, replaced);
+  if (replaced == 0) ++key_delta_;
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::StageDelete(std::string_view key) {
+  uint64_t removed;
+  PMSTORE_RETURN_IF_ERROR(index_.Remove(tx_, alloc_, key, &removed));
+  if (removed != 0) {
+    if (!snapshots_.empty()) snapshots_.WillChange(key, removed);
+    --key_delta_;
+  }
+  return absl::OkStatus();
+}
+
+void StoreImpl::StageRoot() {
+  uint64_t words[internal::kRootWords];
+  for (uint64_t i = 0; i < internal::kRootWords; ++i) words[i] = tx_.Read(internal::kRootOffset + 8 * i);
+  internal::Root root;
+  std::memcpy(&root, words, sizeof(root));
+  root.key_count = key_count_ + key_delta_;
+  root.num_chunks = alloc_.num_chunks();
+  root.checksum = internal::RootChecksum(root);
+  std::memcpy(words, &root, sizeof(root));
+  for (uint64_t i = 0; i < internal::kRootWords; ++i) {
+    if (tx_.Read(internal::kRootOffset + 8 * i) != words[i]) tx_.Write(internal::kRootOffset + 8 * i, words[i]);
+  }
+}
+
+void StoreImpl::Abandon() {
+  // Everything written in place went to space nothing committed refers
+  // to; only the in-memory views need to forget this transaction.
+  tx_.Clear();
+  key_delta_ = 0;
+  alloc_.Abandoned();
+  index_.Abandoned();
+}
+
+absl::Status StoreImpl::MakeRoom(const absl::Status& failure, bool* sync) {
+  if (committer_.run_full()) {
+    // The run touched more live lines than its undo log holds: it ends
+    // here, and this write is made durable itself (a durable commit needs
+    // no undo).
+    PMSTORE_RETURN_IF_ERROR(committer_.EndRun());
+    committer_.ForgetRun();
+    ReleaseSpaceThrough(committer_.last_seq());
+    *sync = true;
+    return absl::OkStatus();
+  }
+  if (!absl::IsResourceExhausted(failure)) return internal::WithPath(failure, path_);
+  if (committer_.in_run()) {
+    // What the run freed is reusable once it ended.
+    PMSTORE_RETURN_IF_ERROR(committer_.EndRun());
+    committer_.ForgetRun();
+    ReleaseSpaceThrough(committer_.last_seq());
+    return absl::OkStatus();
+  }
+  // A commit of its own that frees empty small chunks, so that large
+  // values can use them.
+  if (alloc_.FreeEmptySmallChunks(tx_) == 0) {
+    Abandon();
+    return internal::WithPath(failure, path_);
+  }
+  const absl::Status freed = Commit(true);
+  if (!freed.ok()) Abandon();
+  return freed;
+}
+
+absl::StatusOr<uint64_t> StoreImpl::Grow(uint64_t chunks) {
+  const uint64_t now = alloc_.num_chunks();
+  const uint64_t target = std::min(pool_->superblock.max_chunks, std::max(chunks, now + now / 4 + 1));
+  const absl::Status grown = internal::GrowPool(*pool_, *persister_, target);
+  if (grown.ok()) return target;
+  // A full file system refuses cleanly (the file kept its size); anything
+  // else is a file system that fails, and the length on the media unknown.
+  if (absl::IsResourceExhausted(grown)) return grown;
+  return committer_.Poison(grown);
+}
+
+absl::Status StoreImpl::Commit(bool sync) {
+  StageRoot();
+  if (tx_.empty()) return absl::OkStatus();
+  if (!sync) {
+    // When the undo log is full the run ends and the write is made durable (MakeRoom).
+    PMSTORE_RETURN_IF_ERROR(committer_.Stage(tx_));
+  } else {
+    PMSTORE_RETURN_IF_ERROR(committer_.Seal(tx_));
+    // An msync takes milliseconds: readers go on meanwhile, unless this
+    // write changed the in-memory index (readers would find the new
+    // leaves, which hold it, before it is durable). A fence is over before
+    // the gate could be handed over and back.
+    if (pool_->mapping->granularity() == mapping::Granularity::kPage && !index_.edited()) {
+      internal::GateOpen readers_in(&mu_);
+      PMSTORE_RETURN_IF_ERROR(committer_.Drain());
+    } else {
+      PMSTORE_RETURN_IF_ERROR(committer_.Drain());
+    }
+  }
+  Apply();
+  return absl::OkStatus();
+}
+
+void StoreImpl::Apply() {
+  index_.Settle();
+  const uint64_t seq = committer_.Apply();
+  separator_image_ = reinterpret_cast<const internal::Root*>(base_ + internal::kRootOffset)->separator_image;
+  key_count_ += key_delta_;
+  key_delta_ = 0;
+  tx_.Clear();
+  alloc_.Committed(seq);
+  ReleaseSpaceThrough(seq);
+}
+
+void StoreImpl::ReleaseSpaceThrough(uint64_t seq) {
+  alloc_.ReleaseThrough(pins_.ReusableThrough(committer_.ReleasableThrough(seq)));
+}
+
+absl::Status StoreImpl::MakeDurable(PersistSite applied_site, PersistSite drain_site) {
+  if (!committer_.in_run()) return committer_.PersistApplied(applied_site, drain_site);
+  PMSTORE_RETURN_IF_ERROR(committer_.EndRun());
+  internal::ExclusiveGuard lock(&mu_);
+  committer_.ForgetRun();
+  ReleaseSpaceThrough(committer_.last_seq());
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::Sync() {
+  internal::TurnGuard turn(&write_mu_);
+  PMSTORE_RETURN_IF_ERROR(Writable());
+  return MakeDurable(PersistSite::kSyncAppliedFlush, PersistSite::kSyncDrain);
+}
+
+absl::Status StoreImpl::Writable() const {
+  if (ABSL_TS_UNCHECKED_READ(closed_)) return ClosedError();  // changes only under write_mu_
+  const absl::Status& poisoned = committer_.poisoned();
+  if (poisoned.ok()) return absl::OkStatus();
+  return absl::Status(poisoned.code(),
+                      absl::StrCat(poisoned.message(), " (an earlier write failed there; the store refuses writes "
+                                                       "until the pool is reopened)"));
+}
+
+}  // namespace pmstore

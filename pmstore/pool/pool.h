@@ -1,0 +1,72 @@
+// pmstore/pool/: the pool file opened (or created and formatted), locked,
+// checked and mapped, and grown; everything about a store that is not its
+// data structures. May use format/, persist/, env/, mapping/ and base/.
+//
+// Thread-compatible; the store owns one and serialises its use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "pmstore/env/env.h"
+#include "pmstore/format/layout.h"
+#include "pmstore/format/leaf.h"
+#include "pmstore/mapping/mapping.h"
+#include "pmstore/mapping/pool_file.h"
+#include "pmstore/persist/persister.h"
+
+namespace pmstore::internal {
+
+// What opening a pool may do (the store's Options, less what is not the
+// pool file's business).
+struct PoolOptions {
+  bool create_if_missing = false;
+  bool error_if_exists = false;
+  uint64_t initial_size = 0;
+  uint64_t max_size = 0;  // 0: initial_size
+  // Open fails with FailedPrecondition (before a new pool is published)
+  // when the mapping offers only a coarser granularity than this.
+  mapping::Granularity required_granularity = mapping::Granularity::kPage;
+  // Where every system call about the pool file goes (tests fail them).
+  env::Env* env = env::Env::Default();
+};
+
+struct Pool {
+  std::string path;
+  std::unique_ptr<mapping::PoolFile> file;
+  std::unique_ptr<mapping::Mapping> mapping;
+  Superblock superblock;
+  bool created = false;
+
+  char* base() const { return mapping->address(); }
+  uint64_t length() const { return mapping->length(); }
+  LeafGeometry leaf_geometry() const { return LeafGeometry::Of(superblock); }
+  PoolView view() const { return {base(), length(), path}; }
+  // Heap chunks the file holds (what growth has added, committed or not).
+  uint64_t file_chunks() const;
+};
+
+// Opens or creates the pool file per `options`, takes the lock, checks the
+// superblock (magic, version, checksum, size) and maps it with a 2 MiB
+// aligned reservation of the largest size the pool may grow to. A new pool
+// is made under a temporary name, formatted and only then published under
+// `path`. Errors name the file: see store.h.
+absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const PoolOptions& options,
+                                               PersisterFactory make_persister,
+                                               std::unique_ptr<Persister>* persister);
+
+// Reads and checks the root line (after replay).
+absl::StatusOr<Root> ReadRoot(const Pool& pool);
+
+// Grows the file and the mapping to hold `chunks` heap chunks, making the
+// new length durable first. ResourceExhausted when the file system is full
+// (the file keeps its size); any other error is a failing file system
+// (fallocate, the ftruncate that undoes it, fdatasync) or mapping.
+absl::Status GrowPool(Pool& pool, Persister& persister, uint64_t chunks);
+
+// "PATH: message", same code.
+absl::Status WithPath(const absl::Status& status, const std::string& path);
+
+}  // namespace pmstore::internal
