@@ -3,7 +3,9 @@
 //
 // Mounting needs root (CAP_SYS_ADMIN). Where it fails, ok() is false and
 // why() says why, so the test can GTEST_SKIP() with that message instead
-// of passing without having tested anything.
+// of passing without having tested anything. Under CI (the CI environment
+// variable set, as .ci/run sets it) a mount that fails fails the test
+// instead (SKIP_UNLESS_MOUNTED): a broken mount must not pass CI in silence.
 #pragma once
 
 #include <sys/mount.h>
@@ -13,6 +15,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+// Whether a mount that fails fails the test (CI set, and not "0" or
+// "false") rather than skipping it.
+inline bool MountFailureFailsTests() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && *ci != '\0' && std::strcmp(ci, "0") != 0 && std::strcmp(ci, "false") != 0;
+}
+
+// Ends a test whose mount `m` failed: a failure under CI, else a skip
+// with the reason.
+#define SKIP_UNLESS_MOUNTED(m)                                                                   \
+  if (!(m).ok()) {                                                                               \
+    if (MountFailureFailsTests()) GTEST_FAIL() << (m).why() << " (CI is set: a mount must work)"; \
+    GTEST_SKIP() << (m).why();                                                                   \
+  }
 
 class ScratchMount {
  public:
@@ -38,6 +55,7 @@ class ScratchMount {
   ScratchMount& operator=(const ScratchMount&) = delete;
 
   bool ok() const { return mounted_; }
+  bool mount_failed() const { return !mounted_; }
   const std::string& why() const { return why_; }
   const std::string& dir() const { return dir_; }
 

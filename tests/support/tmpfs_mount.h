@@ -11,6 +11,3 @@ class TmpfsMount : public ScratchMount {
   // options: e.g. "size=256m,huge=always".
   explicit TmpfsMount(const std::string& options) : ScratchMount("tmpfs", options) {}
 };
-
-#define SKIP_UNLESS_MOUNTED(m) \
-  if (!(m).ok()) GTEST_SKIP() << (m).why()
