@@ -268,10 +268,15 @@ void LeafIndex::MultiLookupChunk(const std::string_view* keys, size_t count, uin
     int slot;             // the first candidate the header names, or -1
   };
   Pending pending[kMultiLookupChunk];
-  // 1: the leaf (the separator search), its header and fingerprint lines
-  // (version 2: with the home slot and cell, PrefetchForKey).
+  // 0: the separator search, level by level across the chunk's keys
+  // (separator_map.h FloorMany); an image is searched key by key.
+  static_assert(kMultiLookupChunk <= SeparatorMap::kMaxBatch);
+  SeparatorMap::const_iterator floors[kMultiLookupChunk];
+  if (!on_image()) separators_.FloorMany(keys, count, floors);
+  // 1: the leaf, its header and fingerprint lines (version 2: with the
+  // home slot and cell, PrefetchForKey).
   for (size_t i = 0; i < count; ++i) {
-    pending[i].leaf = FindLeaf(keys[i]);
+    pending[i].leaf = on_image() ? CheckedImageLeaf(image_.FloorIndex(keys[i])) : CheckedLeaf(floors[i]);
     pending[i].hash = KeyHash(keys[i]);
     if (geometry_.cells() && pending[i].leaf != 0) {
       PrefetchForKey(pending[i].leaf, pending[i].hash);
@@ -407,81 +412,107 @@ void LeafIndex::LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t
   StoreHeader(tx, prev, header);
 }
 
-absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf, bool append) {
-  // Replacing the leaf, LinkAfter rewrites the previous leaf's header,
-  // checksum and all.
-  if (!append && leaf != separators_.begin()) PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(std::prev(leaf)));
+absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf,
+                             std::string_view key, int pos) {
   const uint64_t offset = leaf->second;
   LeafHeader header = LoadHeader(tx, offset);
+  const int count = header.count;
+  // The entries [from, to) move to a new leaf, before the kept one or
+  // after it; see the header. A leaf this transaction changed already (or
+  // made) has no slot left that a later write of the same transaction
+  // could take, so it is replaced by two new leaves, whose slots all are;
+  // but an append leaves it behind (the keys that follow go after it).
+  const bool touched = tx.IsFresh(offset) || std::memcmp(&header, &LeafAt(offset)->header, sizeof(header)) != 0;
+  const bool append = pos == count && header.next == 0 && count > kAppendSpare;
+  int from = 0, to = count;
+  if (append) {
+    from = count - kAppendSpare;
+  } else if (touched || count < static_cast<int>(kLeafSlots)) {
+    // Replaced: two new leaves.
+  } else if (pos >= count / 2) {
+    from = count / 2;
+  } else {
+    to = count / 2;
+  }
+  const bool replaced = from == 0 && to == count;
+  const bool before = !replaced && from == 0;  // the new leaf takes the lower keys
+  // Replacing the leaf, or putting one before it, rewrites the previous
+  // leaf's header (LinkAfter), checksum and all.
+  if ((replaced || before) && leaf != separators_.begin()) {
+    PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(std::prev(leaf)));
+  }
   struct Entry {
     LeafSlot slot;
     uint8_t fingerprint;
     int home;      // the slot it takes in a new leaf, or the first free after it
     bool in_cell;  // its record lies in its cell, and moves with it
   };
-  // An append keeps the leaf and moves only its last kAppendSpare entries
-  // to the new one, so that the full leaf still has free slots for
-  // overwrites (each takes a free slot).
-  const int moved_from = append ? header.count - kAppendSpare : 0;
-  std::vector<Entry> entries;
-  for (int i = 0; i < header.count; ++i) {
+  std::vector<Entry> entries(count);
+  for (int i = 0; i < count; ++i) {
     const uint8_t s = header.perm[i];
     const LeafSlot& slot = LeafAt(offset)->slots[s];
     // Version 1 fills a new leaf's slots from 0; version 2 from each key's home.
-    Entry e{slot, LeafAt(offset)->fingerprints[s], 0, geometry_.InCell(offset, s, slot.record)};
-    if (geometry_.cells() && i >= moved_from) e.home = HomeSlot(KeyHash(RecordKey(base_, pool_->length(), slot.record)));
-    entries.push_back(e);
+    entries[i] = Entry{slot, LeafAt(offset)->fingerprints[s], 0, geometry_.InCell(offset, s, slot.record)};
+    if (geometry_.cells() && i >= from && i < to) {
+      entries[i].home = HomeSlot(KeyHash(RecordKey(base_, pool_->length(), slot.record)));
+    }
   }
-  const size_t left_count = entries.size() >= 2 ? entries.size() / 2 : entries.size();
-  const bool two = left_count < entries.size();
+  const auto first_key = [&](int i) { return RecordKey(base_, pool_->length(), entries[i].slot.record); };
 
   // New leaves are written whole, in place: nothing refers to them yet.
-  // Records in cells are copied into the new leaf's cells (the old leaf
-  // goes to the allocator's quarantine, so a pin or snapshot that reads
-  // the old copy keeps it). Version 1 fills slots from 0.
-  auto write_leaf = [&](uint64_t at, size_t from, size_t to, uint64_t next) {
+  // Records in cells are copied into the new leaf's cells; their old cells
+  // are held (a kept leaf) or go with the old leaf to the quarantine, so a
+  // pin or snapshot that reads the old copy keeps it.
+  auto write_leaf = [&](uint64_t at, int first, int last, uint64_t next) {
     LeafImage image(next);
-    for (size_t i = from; i < to; ++i) {
+    for (int i = first; i < last; ++i) {
       Entry& e = entries[i];
       const int s = image.Add(e.slot, e.fingerprint, e.home);
       if (e.in_cell) image.SetRecord(s, writer_.CopyCell(tx, e.slot.record, geometry_.CellOffset(at, s)));
     }
-    const Leaf& leaf = image.Finish();
-    std::memcpy(base_ + at, &leaf, sizeof(leaf));
+    const Leaf& made = image.Finish();
+    std::memcpy(base_ + at, &made, sizeof(made));
     tx.MarkFresh(at, geometry_.bytes());
-    tx.WroteInPlace(at, sizeof(leaf));
-    tx.Verify(kVerifyLeaf, at, leaf.header.checksum);
+    tx.WroteInPlace(at, sizeof(made));
+    tx.Verify(kVerifyLeaf, at, made.header.checksum);
   };
-  if (append) {
-    auto after = alloc.AllocUnits(tx, geometry_.units);
-    if (!after.ok()) return after.status();
-    write_leaf(*after, moved_from, entries.size(), 0);
-    // The moved entries' old cells are unlinked by this commit.
-    for (int i = moved_from; i < header.count; ++i) {
-      if (entries[i].in_cell) writer_.Free(tx, alloc, offset, header.perm[i], entries[i].slot.record, pool_->length());
-      header.perm[i] = 0;
+  if (replaced) {
+    const int left_count = count >= 2 ? count / 2 : count;
+    const bool two = left_count < count;
+    PMSTORE_ASSIGN_OR_RETURN(const uint64_t left, alloc.AllocUnits(tx, geometry_.units));
+    uint64_t right = 0;
+    if (two) {
+      PMSTORE_ASSIGN_OR_RETURN(right, alloc.AllocUnits(tx, geometry_.units));
+      write_leaf(right, left_count, count, header.next);
     }
-    header.count = static_cast<uint8_t>(moved_from);
-    header.next = *after;
-    StoreHeader(tx, offset, header);
-    SetSeparator(RecordKey(base_, pool_->length(), entries[moved_from].slot.record), *after);
+    write_leaf(left, 0, left_count, two ? right : header.next);
+    LinkAfter(tx, leaf, left);
+    alloc.FreeUnits(tx, offset, geometry_.units);
+    RepointSeparator(leaf, left);
+    if (two) SetSeparator(first_key(left_count), right);
     return absl::OkStatus();
   }
-  auto left = alloc.AllocUnits(tx, geometry_.units);
-  if (!left.ok()) return left.status();
-  uint64_t right = 0;
-  if (two) {
-    auto r = alloc.AllocUnits(tx, geometry_.units);
-    if (!r.ok()) return r.status();
-    right = *r;
-    write_leaf(right, left_count, entries.size(), header.next);
+  PMSTORE_ASSIGN_OR_RETURN(const uint64_t made, alloc.AllocUnits(tx, geometry_.units));
+  write_leaf(made, from, to, before ? offset : header.next);
+  // The moved entries leave the kept leaf: their cells are unlinked by
+  // this commit, their out-of-line records move with their slots.
+  for (int i = from; i < to; ++i) {
+    if (entries[i].in_cell) writer_.Free(tx, alloc, offset, header.perm[i], entries[i].slot.record, pool_->length());
   }
-  write_leaf(*left, 0, left_count, two ? right : header.next);
-  LinkAfter(tx, leaf, *left);
-  alloc.FreeUnits(tx, offset, geometry_.units);
-
-  RepointSeparator(leaf, *left);
-  if (two) SetSeparator(RecordKey(base_, pool_->length(), entries[left_count].slot.record), right);
+  std::memmove(&header.perm[0], &header.perm[before ? to : 0], count - (to - from));
+  std::memset(&header.perm[count - (to - from)], 0, to - from);
+  header.count = static_cast<uint8_t>(count - (to - from));
+  if (before) {
+    LinkAfter(tx, leaf, made);
+    StoreHeader(tx, offset, header);
+    RepointSeparator(leaf, made);
+    SetSeparator(first_key(to), offset);
+  } else {
+    header.next = made;
+    StoreHeader(tx, offset, header);
+    // The new key, when it goes right at the cut, opens the new leaf.
+    SetSeparator(pos == from && !append ? key : first_key(from), made);
+  }
   return absl::OkStatus();
 }
 
@@ -495,8 +526,14 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
   const int home = geometry_.cells() ? HomeSlot(hash) : 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const auto it = separators_.Floor(key);
-    PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(it));
     const uint64_t offset = it->second;
+    // Every line of the slot part loads at once (the key's place in key
+    // order, and the header's checksum, read them all), with the home
+    // cell the record goes to: one wait, where the binary search would
+    // wait for each slot it reads in turn.
+    PrefetchLeaf(offset);
+    if (geometry_.cells()) PrefetchBytes(geometry_.CellOffset(offset, home), geometry_.cell_bytes);
+    PMSTORE_RETURN_IF_ERROR(CheckBeforeChange(it));
     LeafHeader header = LoadHeader(tx, offset);
     Leaf* leaf = reinterpret_cast<Leaf*>(base_ + offset);
     int pos = Find(header, *leaf, key, FingerprintOf(hash));
@@ -512,11 +549,7 @@ absl::Status LeafIndex::Upsert(Transaction& tx, SpaceAllocator& alloc, std::stri
     const bool in_cell = slot >= 0;
     if (slot < 0) slot = FreeSlot(tx, offset, header, home, 0);
     if (slot < 0) {
-      // (A leaf is full with few entries only when a batch removed many
-      // that the committed header still names: split it as any other.)
-      const bool append = !found && pos == header.count && header.next == 0 && header.count > kAppendSpare;
-      absl::Status split = Split(tx, alloc, it, append);
-      if (!split.ok()) return split;
+      PMSTORE_RETURN_IF_ERROR(Split(tx, alloc, it, key, pos));
       continue;
     }
     if (!tx.IsFresh(offset)) {

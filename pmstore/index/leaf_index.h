@@ -87,10 +87,6 @@ class LeafIndex {
   // 16 and 32 (1 M keys, doc/STORE.md "MultiGet").
   static constexpr size_t kMultiLookupChunk = 32;
 
-  // Starts loading the leaf that holds `key` into the cache, so that a
-  // writer's work before its Upsert overlaps the leaf's cache misses.
-  void Prefetch(std::string_view key) const { PrefetchLeaf(FindLeaf(key)); }
-
   // Visits records in key order from the first key >= `target` until
   // `visit` returns false. DataLoss when the scan reaches a leaf that
   // fails its check (the visits before it stand).
@@ -180,12 +176,22 @@ class LeafIndex {
   // the first from `from` on (wrapping); with `held_cells` (alloc's held
   // cells of this leaf), one whose cell is not held either. -1: none.
   int FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header, int from, uint64_t held_cells) const;
-  // Makes room in the full leaf `leaf`: two new half-full leaves in its
-  // place; or, for an `append` (a key past the end of the last leaf, as a
-  // sequential load makes), a new leaf after it that takes its last
-  // kAppendSpare entries, so that a sequential load leaves
-  // leaves nearly full (cells of free slots are space) and copies little.
-  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf, bool append);
+  // Makes room in the full leaf `leaf` for `key`, which would go at place
+  // `pos` of it in key order (or is there, and its overwrite takes a new
+  // slot).
+  // Half of the entries move to a new leaf, the half the key goes to, and
+  // the other half stays where it is: only the moved half is copied, and
+  // the kept leaf changes only its header. The key lands in the new leaf,
+  // whose slots are all free. Two cases keep other shapes:
+  //   - an append (a key past the end of the last leaf, as a sequential
+  //     load makes) moves only the last kAppendSpare entries, so that a
+  //     sequential load leaves leaves nearly full (cells of free slots are
+  //     space) and copies little;
+  //   - a leaf this transaction changed already (or made) is replaced by
+  //     two new halves: the kept half would have no slot the rest of the
+  //     transaction could take (a committed header still names them).
+  absl::Status Split(Transaction& tx, SpaceAllocator& alloc, SeparatorMap::iterator leaf, std::string_view key,
+                     int pos);
   // Entries an append moves to the new leaf: free slots for overwrites in
   // the leaf it leaves nearly full.
   static constexpr int kAppendSpare = 4;

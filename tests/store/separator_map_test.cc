@@ -6,6 +6,8 @@
 #include <iterator>
 #include <map>
 #include <random>
+#include <algorithm>
+#include <vector>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -92,6 +94,89 @@ TEST(SeparatorMapTest, ShortKeysPaddedWithZeroBytesStayDistinct) {
   map.Set(std::string("a\0", 2), 9);
   EXPECT_EQ(map.size(), 4u) << "Set replaces the leaf of a present separator";
   EXPECT_EQ(map.Floor(std::string("a\0", 2))->second, 9u);
+}
+
+// Keys as db_bench makes them (16 digits, zero padded: equal first 8
+// bytes), and longer ones that tie on 16, in numbers that make the tree
+// several levels deep; then most erased, emptying leaves and inner nodes.
+std::string NumberKey(uint64_t n, bool long_key) {
+  std::string key = std::to_string(n);
+  key.insert(0, 16 - std::min<size_t>(16, key.size()), '0');
+  return long_key ? key + "-tail-" + std::to_string(n % 7) : key;
+}
+
+TEST(SeparatorMapTest, ManyLevelsAgreeWithAStringMapBothWaysAndInBatches) {
+  const uint64_t seed = std::random_device()();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  SeparatorMap map;
+  std::map<std::string, uint64_t> model;
+  map.Set("", 1);
+  model[""] = 1;
+  const auto check = [&] {
+    ExpectSameOrder(map, model);
+    // Backwards, from end().
+    auto expected = model.rbegin();
+    for (auto it = map.end(); it != map.begin();) {
+      --it;
+      ASSERT_EQ(it->second, expected->second);
+      ++expected;
+    }
+    // Floor of random probes, one at a time and in batches.
+    std::vector<std::string> probes;
+    for (int i = 0; i < 300; ++i) probes.push_back(NumberKey(rng() % 200000, rng() % 3 == 0));
+    std::vector<std::string_view> views(probes.begin(), probes.end());
+    for (size_t first = 0; first < views.size(); first += SeparatorMap::kMaxBatch) {
+      const size_t n = std::min(SeparatorMap::kMaxBatch, views.size() - first);
+      SeparatorMap::const_iterator found[SeparatorMap::kMaxBatch];
+      map.FloorMany(views.data() + first, n, found);
+      for (size_t i = 0; i < n; ++i) {
+        const auto expected_floor = std::prev(model.upper_bound(probes[first + i]));
+        ASSERT_EQ(found[i]->second, expected_floor->second) << probes[first + i];
+        ASSERT_EQ(map.Floor(probes[first + i])->second, expected_floor->second) << probes[first + i];
+      }
+    }
+  };
+  // In order first (the append path), then at random.
+  for (uint64_t n = 0; n < 3000; ++n) {
+    map.Set(NumberKey(n * 50, false), n + 2);
+    model[NumberKey(n * 50, false)] = n + 2;
+  }
+  check();
+  for (uint64_t op = 0; op < 30000; ++op) {
+    const std::string key = NumberKey(rng() % 200000, rng() % 3 == 0);
+    map.Set(key, op + 10000);
+    model[key] = op + 10000;
+  }
+  check();
+  // Erase nine in ten, in random order: leaves and inner nodes empty.
+  std::vector<std::string> keys;
+  for (const auto& [key, leaf] : model) {
+    if (!key.empty()) keys.push_back(key);
+  }
+  std::shuffle(keys.begin(), keys.end(), rng);
+  for (size_t i = 0; i < keys.size() * 9 / 10; ++i) {
+    auto it = map.Floor(keys[i]);
+    ASSERT_EQ(it->second, model[keys[i]]);
+    auto next = map.Erase(it);
+    auto expected_next = model.erase(model.find(keys[i]));
+    if (expected_next == model.end()) {
+      ASSERT_TRUE(next == map.end());
+    } else {
+      ASSERT_EQ(next->second, expected_next->second) << "Erase returns the entry after";
+    }
+  }
+  check();
+  // Erase all but "", then fill again.
+  while (map.size() > 1) map.Erase(std::next(map.begin()));
+  model.erase(std::next(model.begin()), model.end());
+  check();
+  for (uint64_t n = 0; n < 2000; ++n) {
+    const std::string key = NumberKey(rng() % 200000, false);
+    map.Set(key, n);
+    model[key] = n;
+  }
+  check();
 }
 
 }  // namespace
