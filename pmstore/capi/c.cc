@@ -278,6 +278,7 @@ pmstore_code_t pmstore_get(pmstore_t* db, const pmstore_readoptions_t* options, 
     if (absl::IsNotFound(status)) {
       *val = nullptr;
       *vallen = 0;
+      return Report(absl::NotFoundError("key not found"), errmsg);
     }
     return Report(status, errmsg);
   }
@@ -348,7 +349,10 @@ pmstore_code_t pmstore_get_pinned(pmstore_t* db, const pmstore_readoptions_t* op
   auto holder = std::make_unique<pmstore_pinnedvalue_t>();
   const absl::Status status = db->store->Get(ReadOptionsOf(options), Bytes(key, keylen), &holder->rep);
   if (!status.ok()) {
-    if (absl::IsNotFound(status)) *pinned = nullptr;
+    if (absl::IsNotFound(status)) {
+      *pinned = nullptr;
+      return Report(absl::NotFoundError("key not found"), errmsg);
+    }
     return Report(status, errmsg);
   }
   holder->db = db;

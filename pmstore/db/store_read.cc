@@ -70,7 +70,9 @@ class StoreIterator final : public Iterator {
 }  // namespace
 
 absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, internal::RecordView* view) const {
-  if (record == 0) return absl::NotFoundError("key not found");
+  // A miss is no failure: its status carries no message, which absl keeps
+  // inline (a message would cost an allocation per miss).
+  if (record == 0) return absl::NotFoundError("");
   if (record == internal::LeafIndex::kDamagedLeaf) {
     return absl::DataLossError(
         absl::StrCat(pool_->path, ": checksum failure in the index leaf that would hold the key (pmstore check names it)"));
