@@ -62,6 +62,7 @@ StoreImpl::StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<inter
       persister_(std::move(persister)),
       default_sync_(sync),
       base_(pool_->base()),
+      group_commits_(pool_->mapping->granularity() == mapping::Granularity::kPage),
       alloc_(pool_->base(), pool_->superblock,
              [this](uint64_t chunks) ABSL_NO_THREAD_SAFETY_ANALYSIS { return Grow(chunks); }),
       index_(pool_->base(), pool_->superblock.heap_offset, pool_.get()),

@@ -24,8 +24,12 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -118,6 +122,18 @@ class StoreImpl final : public Store {
     std::string_view key;
     std::string_view value;
   };
+  // The ops of one write (a Put, a Delete, a WriteBatch's).
+  struct Ops {
+    const Op* ops;
+    size_t count;
+  };
+  // A durable write waiting for its turn (group commit).
+  struct Waiter {
+    Ops ops;
+    absl::Status status;
+    bool done = false;
+    std::condition_variable wake;
+  };
 
   // --- reads through snapshots (store_snapshot.cc) ---
   // InvalidArgument when options.snapshot is another store's.
@@ -155,7 +171,14 @@ class StoreImpl final : public Store {
   // InvalidArgument, naming the pool, for a key over kMaxKeySize.
   absl::Status CheckKey(std::string_view key) const;
   absl::Status WriteOps(const WriteOptions& options, const Op* ops, size_t count);
-  absl::Status Stage(const Op* ops, size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // Where a commit costs a system call (page granularity: an msync), a
+  // durable write joins the queue; its head writes every write waiting
+  // behind it with its own, as one commit, and each is acknowledged once
+  // that commit is durable.
+  absl::Status WriteInGroup(const Ops& ops) ABSL_LOCKS_EXCLUDED(write_mu_);
+  // `writes`, as one commit made by the protocol `sync` chooses.
+  absl::Status WriteTogether(bool sync, const Ops* writes, size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  absl::Status Stage(const Ops* writes, size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   absl::Status StagePut(std::string_view key, std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   absl::Status StageDelete(std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   void StageRoot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
@@ -209,6 +232,17 @@ class StoreImpl final : public Store {
   char* const base_;
 
   internal::WriterTurn write_mu_;  // held for the whole of a write, Sync, Close
+  // The durable writes waiting for their turn, oldest first (WriteInGroup);
+  // guarded by queue_mu_.
+  std::mutex queue_mu_;
+  std::deque<Waiter*> queue_;
+  // How many writers the last group had or saw queue behind it, and how
+  // long its commit took: what the next head waits for, and at most how
+  // long (guarded by queue_mu_).
+  size_t group_writers_ = 1;
+  std::chrono::steady_clock::duration commit_time_{};
+  // Whether a commit costs an msync: then durable writes commit in groups.
+  const bool group_commits_;
   internal::ReaderGate mu_;
   internal::SpaceAllocator alloc_ ABSL_GUARDED_BY(mu_);
   internal::LeafIndex index_ ABSL_GUARDED_BY(mu_);

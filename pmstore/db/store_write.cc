@@ -3,6 +3,7 @@
 // choose (commit/committer.h) and applied. A persistence failure poisons
 // the store.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -39,11 +40,75 @@ absl::Status StoreImpl::CheckKey(std::string_view key) const {
 
 absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, size_t count) {
   for (size_t i = 0; i < count; ++i) PMSTORE_RETURN_IF_ERROR(CheckKey(ops[i].key));
+  const Ops write{ops, count};
+  if (options.sync && group_commits_) return WriteInGroup(write);
   internal::TurnGuard turn(&write_mu_);
+  return WriteTogether(options.sync, &write, 1);
+}
+
+absl::Status StoreImpl::WriteInGroup(const Ops& ops) {
+  // A group holds this many writes at most: enough to share an msync among
+  // every thread likely to wait for one, few enough that a group's words
+  // stay far below the redo log's capacity.
+  constexpr size_t kGroupWrites = 64;
+  constexpr size_t kGroupOps = 4096;
+  Waiter me;
+  me.ops = ops;
+  std::unique_lock<std::mutex> queue(queue_mu_);
+  queue_.push_back(&me);
+  // The head may be waiting for the rest of its group (below).
+  if (queue_.front() != &me) queue_.front()->wake.notify_one();
+  while (!me.done && queue_.front() != &me) me.wake.wait(queue);
+  if (me.done) return me.status;
+  // The head of the queue: it writes what waits behind it with its own.
+  // Writers that took turns with it last time come back a moment after
+  // their acknowledgement; without a wait for them, two threads would
+  // alternate, each commit holding one write. It waits a fraction of a
+  // commit, and only when others have been writing.
+  if (queue_.size() < group_writers_) {
+    const auto deadline = std::chrono::steady_clock::now() + commit_time_ / 8;
+    me.wake.wait_until(queue, deadline, [&] { return queue_.size() >= group_writers_; });
+  }
+  std::vector<Waiter*> group;
+  std::vector<Ops> writes;
+  size_t group_ops = 0;
+  for (Waiter* waiter : queue_) {
+    if (!group.empty() && (group.size() == kGroupWrites || group_ops + waiter->ops.count > kGroupOps)) break;
+    group.push_back(waiter);
+    writes.push_back(waiter->ops);
+    group_ops += waiter->ops.count;
+  }
+  queue.unlock();
+  const auto start = std::chrono::steady_clock::now();
+  {
+    internal::TurnGuard turn(&write_mu_);
+    const absl::Status status = WriteTogether(true, writes.data(), writes.size());
+    if (status.ok() || group.size() == 1 || !committer_.poisoned().ok()) {
+      for (Waiter* waiter : group) waiter->status = status;
+    } else {
+      // One write's failure (the pool full, a batch past the log) is not
+      // the others': the group wrote nothing, so each writes alone.
+      for (Waiter* waiter : group) waiter->status = WriteTogether(true, &waiter->ops, 1);
+    }
+  }
+  queue.lock();
+  commit_time_ = std::min<std::chrono::steady_clock::duration>(std::chrono::steady_clock::now() - start,
+                                                               std::chrono::milliseconds(10));
+  // The writers of the next group: this one's, and those that queued meanwhile.
+  group_writers_ = std::min(kGroupWrites, queue_.size());
+  for (Waiter* waiter : group) {
+    queue_.pop_front();
+    waiter->done = true;
+    if (waiter != &me) waiter->wake.notify_one();
+  }
+  if (!queue_.empty()) queue_.front()->wake.notify_one();
+  return me.status;
+}
+
+absl::Status StoreImpl::WriteTogether(bool sync, const Ops* writes, size_t count) {
   PMSTORE_RETURN_IF_ERROR(Writable());
   internal::ExclusiveGuard lock(&mu_);
   LoadSpace();
-  bool sync = options.sync;
   for (int attempt = 0;; ++attempt) {
     // A durable write ends the unsynced run first: it writes in place
     // where the run's base may still be the state a crash returns to.
@@ -59,7 +124,7 @@ absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, siz
     }
     if (!status.ok()) return status;
     tx_.set_guard(sync ? nullptr : &committer_);
-    status = Stage(ops, count);
+    status = Stage(writes, count);
     status = status.ok() ? Commit(sync) : status;
     tx_.set_guard(nullptr);
     if (!status.ok()) Abandon();
@@ -68,20 +133,19 @@ absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, siz
   }
 }
 
-absl::Status StoreImpl::Stage(const Op* ops, size_t count) {
+absl::Status StoreImpl::Stage(const Ops* writes, size_t count) {
   if (separator_image_ != 0 || index_.on_image()) PMSTORE_RETURN_IF_ERROR(DropSeparatorImage());
-  for (size_t i = 0; i < count; ++i) {
-    if (ops[i].kind == WriteBatch::OpKind::kDelete) {
-      PMSTORE_RETURN_IF_ERROR(StageDelete(ops[i].key));
-    } else {
-      PMSTORE_RETURN_IF_ERROR(StagePut(ops[i].key, ops[i].value));
+  for (size_t w = 0; w < count; ++w) {
+    for (size_t i = 0; i < writes[w].count; ++i) {
+      const Op& op = writes[w].ops[i];
+      PMSTORE_RETURN_IF_ERROR(op.kind == WriteBatch::OpKind::kDelete ? StageDelete(op.key)
+                                                                       : StagePut(op.key, op.value));
     }
   }
   return absl::OkStatus();
 }
 
 absl::Status StoreImpl::StagePut(std::string_view key, std::string_view value) {
-  index_.Prefetch(key);  // the leaf's misses overlap the work before its Upsert
   uint64_t replaced;
   PMSTORE_RETURN_IF_ERROR(index_.Upsert(tx_, alloc_, key, value, &replaced));
   // A snapshot keeps what the key had (an abandoned commit leaves a

@@ -21,7 +21,12 @@
 // an index leaf (about one new key in 25). The fence at cache-line
 // granularity, shorter than letting readers in and out, keeps them out.
 // Sync and Close let readers in while they write back, and keep them out
-// only for the bookkeeping at the end. Readers see a write once it is
+// only for the bookkeeping at the end. At page granularity, where every
+// durable commit is an msync, durable writes that wait behind another
+// thread's commit are committed together with the next one (group
+// commit): one msync for all of them, each returning once that commit is
+// durable; a write that fails in such a group (the pool full, say) is
+// retried alone, so its failure is no other write's. Readers see a write once it is
 // acknowledged, and never a write that failed. One process at a time may
 // open a pool: the file is locked.
 //
@@ -123,7 +128,8 @@ class Store {
   virtual absl::Status Write(const WriteOptions& options, const WriteBatch& batch) = 0;
 
   // Copies the value of `key` (as of options.snapshot, when set) into
-  // *value. NotFound (and *value untouched) when absent.
+  // *value. NotFound (and *value untouched) when absent; that status has
+  // no message, so a miss allocates nothing.
   virtual absl::Status Get(const ReadOptions& options, std::string_view key, std::string* value) = 0;
   // The value of `key` in place, valid while *pinned is held (also after
   // options.snapshot is released). NotFound when absent.
