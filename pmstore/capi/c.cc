@@ -411,6 +411,11 @@ void pmstore_iter_seek(pmstore_iterator_t* iter, const char* key, size_t keylen)
   iter->rep->Seek(Bytes(key, keylen));
 }
 void pmstore_iter_next(pmstore_iterator_t* iter) { iter->rep->Next(); }
+void pmstore_iter_seek_to_last(pmstore_iterator_t* iter) { iter->rep->SeekToLast(); }
+void pmstore_iter_seek_for_prev(pmstore_iterator_t* iter, const char* key, size_t keylen) {
+  iter->rep->SeekForPrev(Bytes(key, keylen));
+}
+void pmstore_iter_prev(pmstore_iterator_t* iter) { iter->rep->Prev(); }
 bool pmstore_iter_valid(const pmstore_iterator_t* iter) { return iter->rep->Valid(); }
 const char* pmstore_iter_key(const pmstore_iterator_t* iter, size_t* keylen) {
   *keylen = iter->rep->key().size();

@@ -37,8 +37,8 @@ struct Result {
 
 bool IsFill(const std::string& name) { return name == "fillseq" || name == "fillrandom"; }
 bool IsRead(const std::string& name) {
-  return name == "readrandom" || name == "readseq" || name == "readmissing" || name == "multiget" ||
-         name == "readwhilewriting" || name == "reopen.firstread";
+  return name == "readrandom" || name == "readseq" || name == "readreverse" || name == "readmissing" ||
+         name == "multiget" || name == "seekrandom" || name == "readwhilewriting" || name == "reopen.firstread";
 }
 
 // k in decimal, zero padded on the left to `size` bytes, into *key: the
@@ -150,7 +150,8 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
   calibration.Start();
 
   // Reads may run longer than the key space is wide (db_bench's --reads).
-  const bool reads = op == "readrandom" || op == "readseq" || op == "readmissing" || op == "multiget";
+  const bool reads = op == "readrandom" || op == "readseq" || op == "readreverse" || op == "readmissing" ||
+                     op == "multiget" || op == "seekrandom";
   const uint64_t total = reads && config.reads != 0 ? config.reads : config.num;
   auto worker = [&](int t) {
     const uint64_t per = total / threads + (t == 0 ? total % threads : 0);
@@ -161,9 +162,9 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
     std::string value_out;
     std::string key;
     Clock::time_point last_report = Clock::now();
-    if (op == "readseq") {
+    if (op == "readseq" || op == "readreverse") {
       const Clock::time_point begin = Clock::now();
-      auto n = engine.Scan(per, &bytes[t]);
+      auto n = engine.Scan(per, &bytes[t], op == "readreverse");
       if (!n.ok()) {
         statuses[t] = n.status();
         return;
@@ -172,6 +173,29 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
       lat.assign(1, static_cast<uint32_t>(each));
       done_ops[t] = *n;
       found[t] = *n;
+      return;
+    }
+    if (op == "seekrandom") {
+      // db_bench's: a seek to a random key (present), then --seek_nexts
+      // more entries, forward or (--reverse) back from the last key <= it,
+      // through one cursor the thread keeps.
+      auto cursor = engine.NewCursor();
+      if (!cursor.ok()) {
+        statuses[t] = cursor.status();
+        return;
+      }
+      for (uint64_t i = 0; i < per; ++i) {
+        MakeKey(rng() % config.num, config.key_size, &key);
+        const uint64_t begin = base::ReadTicks(tsc);
+        auto visited = (*cursor)->Seek(key, config.seek_nexts, config.reverse, &bytes[t]);
+        lat.push_back(static_cast<uint32_t>(std::min<uint64_t>(base::ReadTicks(tsc) - begin, UINT32_MAX)));
+        if (!visited.ok()) {
+          statuses[t] = visited.status();
+          return;
+        }
+        found[t] += *visited > 0;
+        done_ops[t] = i + 1;
+      }
       return;
     }
     if (op == "multiget") {
@@ -247,8 +271,8 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
     result.found += found[t];
     all.insert(all.end(), latencies[t].begin(), latencies[t].end());
   }
-  // readseq times its whole scan and records nanoseconds per entry.
-  const double ns_per_tick = op == "readseq" ? 1.0 : calibration.NsPerTick();
+  // readseq and readreverse time the whole scan and record nanoseconds per entry.
+  const double ns_per_tick = op == "readseq" || op == "readreverse" ? 1.0 : calibration.NsPerTick();
   result.p50_us = PercentileUs(all, 0.50, ns_per_tick);
   result.p99_us = PercentileUs(all, 0.99, ns_per_tick);
   result.p999_us = PercentileUs(all, 0.999, ns_per_tick);

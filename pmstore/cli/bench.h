@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pmstore::cli {
@@ -11,14 +12,14 @@ namespace pmstore::cli {
 struct BenchConfig {
   std::string pool;
   uint64_t size = 0;  // of the pool and of LMDB's map; 0: sized to fit num keys (at least 1 GiB)
-  // fillseq, fillrandom, overwrite, readrandom, readmissing, multiget, readseq, deleterandom,
-  // readwhilewriting, reopen
-  std::vector<std::string> benchmarks;
+  std::vector<std::string> benchmarks;  // names from kBenchmarkNames, run in this order
   uint64_t num = 1000000;  // keys: the key space of every benchmark
   uint64_t reads = 0;      // operations of the read benchmarks (0: num)
   int key_size = 16;
   int value_size = 100;  // up to kMaxBenchValueSize
   int batch = 32;        // keys per MultiGet (multiget)
+  int seek_nexts = 0;    // seekrandom: entries read after each seek
+  bool reverse = false;  // seekrandom: SeekForPrev and Prev
   int threads = 1;
   bool sync = true;
   bool json = false;
@@ -27,6 +28,10 @@ struct BenchConfig {
 };
 
 inline constexpr int kMaxBenchValueSize = 4 << 20;
+
+inline constexpr std::string_view kBenchmarkNames[] = {
+    "fillseq",    "fillrandom",   "overwrite",  "readrandom",   "readmissing",      "multiget",
+    "readseq",    "readreverse",  "seekrandom", "deleterandom", "readwhilewriting", "reopen"};
 
 // Runs the benchmarks and prints the report; returns the exit status.
 int RunBench(const BenchConfig& config);

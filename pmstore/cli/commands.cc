@@ -166,7 +166,8 @@ int List(const ListConfig& config) {
   if (!store.ok()) return Fail(store.status());
   auto it = (*store)->NewIterator(ReadOptions(), {.prefix = config.prefix});
   uint64_t n = 0;
-  for (it->SeekToFirst(); it->Valid() && (config.limit == 0 || n < config.limit); it->Next(), ++n) {
+  for (config.reverse ? it->SeekToLast() : it->SeekToFirst(); it->Valid() && (config.limit == 0 || n < config.limit);
+       config.reverse ? it->Prev() : it->Next(), ++n) {
     std::fwrite(it->key().data(), 1, it->key().size(), stdout);
     std::fputc('\n', stdout);
   }

@@ -41,6 +41,7 @@ struct ListConfig {
   std::string pool;
   std::string prefix;
   uint64_t limit = 0;  // 0: all
+  bool reverse = false;  // descending key order
 };
 int List(const ListConfig& config);
 

@@ -33,8 +33,21 @@ class KvEngine {
   // no batched read (the bench runs readrandom there instead).
   virtual absl::Status MultiGet(std::span<const std::string_view> keys, std::vector<std::string>* values,
                                 uint64_t* found) = 0;
-  // Visits up to `limit` entries in key order; returns how many.
-  virtual absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) = 0;
+  // Visits up to `limit` entries in key order (descending when `reverse`);
+  // returns how many.
+  virtual absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes, bool reverse) = 0;
+
+  // One thread's cursor for short range reads (seekrandom): it stays open
+  // from seek to seek, as db_bench's iterator does.
+  class Cursor {
+   public:
+    virtual ~Cursor() = default;
+    // Positions at the first key >= `target` (reverse: the last key <=
+    // `target`), then moves `nexts` more the same way; returns the entries
+    // visited (0: none at the target) and adds their bytes to *bytes.
+    virtual absl::StatusOr<uint64_t> Seek(std::string_view target, int nexts, bool reverse, uint64_t* bytes) = 0;
+  };
+  virtual absl::StatusOr<std::unique_ptr<Cursor>> NewCursor() = 0;
 };
 
 struct EngineConfig {

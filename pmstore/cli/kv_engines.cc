@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <atomic>
 #include <mutex>
 #include <vector>
@@ -41,11 +42,36 @@ class PmstoreEngine final : public KvEngine {
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) override {
+  absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes, bool reverse) override {
     auto it = store_->NewIterator(ReadOptions(), {});
     uint64_t n = 0;
-    for (it->SeekToFirst(); it->Valid() && n < limit; it->Next(), ++n) *bytes += it->key().size() + it->value().size();
+    for (reverse ? it->SeekToLast() : it->SeekToFirst(); it->Valid() && n < limit; reverse ? it->Prev() : it->Next()) {
+      *bytes += it->key().size() + it->value().size();
+      ++n;
+    }
+    if (!it->status().ok()) return it->status();
     return n;
+  }
+
+  class IteratorCursor final : public Cursor {
+   public:
+    explicit IteratorCursor(std::unique_ptr<Iterator> it) : it_(std::move(it)) {}
+    absl::StatusOr<uint64_t> Seek(std::string_view target, int nexts, bool reverse, uint64_t* bytes) override {
+      uint64_t n = 0;
+      reverse ? it_->SeekForPrev(target) : it_->Seek(target);
+      for (; it_->Valid() && n <= static_cast<uint64_t>(nexts); reverse ? it_->Prev() : it_->Next()) {
+        *bytes += it_->key().size() + it_->value().size();
+        ++n;
+      }
+      if (!it_->status().ok()) return it_->status();
+      return n;
+    }
+
+   private:
+    std::unique_ptr<Iterator> it_;
+  };
+  absl::StatusOr<std::unique_ptr<Cursor>> NewCursor() override {
+    return std::make_unique<IteratorCursor>(store_->NewIterator(ReadOptions(), {}));
   }
 
  private:
@@ -130,7 +156,7 @@ class LmdbEngine final : public KvEngine {
     return absl::UnimplementedError("LMDB has no batched read: the bench runs readrandom in place of multiget");
   }
 
-  absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes) override {
+  absl::StatusOr<uint64_t> Scan(uint64_t limit, uint64_t* bytes, bool reverse) override {
     MDB_txn* txn = nullptr;
     MDB_cursor* cursor = nullptr;
     int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
@@ -138,13 +164,60 @@ class LmdbEngine final : public KvEngine {
     if (rc != 0) return LmdbError(rc, "mdb_cursor_open", path_);
     MDB_val k, v;
     uint64_t n = 0;
-    for (rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST); rc == 0 && n < limit;
-         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT), ++n) {
+    for (rc = mdb_cursor_get(cursor, &k, &v, reverse ? MDB_LAST : MDB_FIRST); rc == 0 && n < limit;
+         rc = mdb_cursor_get(cursor, &k, &v, reverse ? MDB_PREV : MDB_NEXT), ++n) {
       *bytes += k.mv_size + v.mv_size;
     }
     mdb_cursor_close(cursor);
     mdb_txn_abort(txn);
     return n;
+  }
+
+  // A read transaction and a cursor, for one thread's seeks.
+  class LmdbCursor final : public Cursor {
+   public:
+    LmdbCursor(MDB_txn* txn, MDB_cursor* cursor) : txn_(txn), cursor_(cursor) {}
+    ~LmdbCursor() override {
+      mdb_cursor_close(cursor_);
+      mdb_txn_abort(txn_);
+    }
+    absl::StatusOr<uint64_t> Seek(std::string_view target, int nexts, bool reverse, uint64_t* bytes) override {
+      MDB_val k{target.size(), const_cast<char*>(target.data())};
+      MDB_val v;
+      int rc = mdb_cursor_get(cursor_, &k, &v, MDB_SET_RANGE);  // the first key >= target
+      if (reverse) {
+        // The last key <= target: the one found when it is the target, else the one before it.
+        const bool exact = rc == 0 && k.mv_size == target.size() && std::memcmp(k.mv_data, target.data(), k.mv_size) == 0;
+        if (rc == MDB_NOTFOUND) {
+          rc = mdb_cursor_get(cursor_, &k, &v, MDB_LAST);
+        } else if (rc == 0 && !exact) {
+          rc = mdb_cursor_get(cursor_, &k, &v, MDB_PREV);
+        }
+      }
+      uint64_t n = 0;
+      while (rc == 0) {
+        *bytes += k.mv_size + v.mv_size;
+        if (++n > static_cast<uint64_t>(nexts)) break;
+        rc = mdb_cursor_get(cursor_, &k, &v, reverse ? MDB_PREV : MDB_NEXT);
+      }
+      if (rc != 0 && rc != MDB_NOTFOUND) return absl::InternalError(mdb_strerror(rc));
+      return n;
+    }
+
+   private:
+    MDB_txn* txn_;
+    MDB_cursor* cursor_;
+  };
+  absl::StatusOr<std::unique_ptr<Cursor>> NewCursor() override {
+    MDB_txn* txn = nullptr;
+    MDB_cursor* cursor = nullptr;
+    int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
+    if (rc == 0) rc = mdb_cursor_open(txn, dbi_, &cursor);
+    if (rc != 0) {
+      if (txn != nullptr) mdb_txn_abort(txn);
+      return LmdbError(rc, "mdb_cursor_open", path_);
+    }
+    return std::make_unique<LmdbCursor>(txn, cursor);
   }
 
  private:

@@ -2,9 +2,11 @@
 // Flags live here (ABSL_FLAG belongs in the binary's main file); each
 // subcommand copies them into a config struct and calls one function.
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_split.h"
 #include "pmstore/base/cli.h"
@@ -23,12 +25,16 @@ ABSL_FLAG(std::string, file, "",
 ABSL_FLAG(bool, print, false, "dump: printable characters as themselves (mdb_dump -p) instead of hex");
 ABSL_FLAG(std::string, prefix, "", "list: only keys starting with this");
 ABSL_FLAG(uint64_t, limit, 0, "list: at most this many keys (0: all)");
+ABSL_FLAG(bool, reverse, false,
+          "list: descending key order (with --limit: the last N keys); bench: seekrandom seeks for the last key <= a "
+          "random one and reads back from there");
 ABSL_FLAG(bool, json, false, "stats, copy: print JSON");
 ABSL_FLAG(bool, progress, true, "copy: a progress line a second on stderr (--noprogress: none)");
 // --- bench: db_bench's names -------------------------------------------------
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
           "bench: comma-separated fillseq, fillrandom, overwrite, readrandom, readmissing (keys never written), "
-          "multiget (--batch keys per MultiGet), readseq, deleterandom, readwhilewriting (--threads readers while one "
+          "multiget (--batch keys per MultiGet), readseq, readreverse (the same scan backward), seekrandom (a seek and "
+          "--seek_nexts more entries), deleterandom, readwhilewriting (--threads readers while one "
           "more thread puts), reopen (close, then time the open, the first read after it (reopen.firstread) and the "
           "first write (reopen.firstwrite))");
 ABSL_FLAG(uint64_t, num, 1000000, "bench: keys (and operations per benchmark)");
@@ -36,6 +42,7 @@ ABSL_FLAG(uint64_t, reads, 0,
           "bench: operations (keys) of readrandom, readmissing, multiget, readseq and readwhilewriting's readers "
           "(0: --num)");
 ABSL_FLAG(int, batch, 32, "bench: keys per MultiGet call in multiget");
+ABSL_FLAG(int, seek_nexts, 0, "bench: entries seekrandom reads after each seek (db_bench's seek_nexts)");
 ABSL_FLAG(int, key_size, 16, "bench: key bytes");
 ABSL_FLAG(std::string, value_size, "100", "bench: value bytes, 0 to 4M (e.g. 100, 1536K, 4M)");
 ABSL_FLAG(int, threads, 1,
@@ -63,8 +70,10 @@ const std::vector<Subcommand>& Subcommands() {
       {"get", "get POOL KEY", "Print the value of KEY (raw bytes).",
        "Exit status: 0 printed, 1 KEY is absent, 2 error.", {}},
       {"del", "del POOL KEY", "Delete KEY (absent is fine).", "Exit status: 0, 2 error.", {}},
-      {"list", "list POOL [--prefix=P] [--limit=N]", "Print keys in order, one a line.",
-       "Exit status: 0, 2 error.", {"prefix", "limit"}},
+      {"list", "list POOL [--prefix=P] [--limit=N] [--reverse]", "Print keys in order, one a line.",
+       "--reverse prints them in descending order: with --limit=N, the last N keys\n"
+       "(LMDB's MDB_PREV from MDB_LAST).\n\nExit status: 0, 2 error.",
+       {"prefix", "limit", "reverse"}},
       {"stats", "stats POOL [--json]", "Keys, space, granularity, DAX, MAP_SYNC and PMD-mapped share.",
        "The PMD share is read back from the kernel (pagemap or smaps) for the pool's\n"
        "resident pages.\n\nExit status: 0, 2 error.", {"json"}},
@@ -120,6 +129,11 @@ const std::vector<Subcommand>& Subcommands() {
        "written, next to written ones: misses alone. multiget looks up --batch random\n"
        "keys per Store::MultiGet call (ops and us/op per key, latencies per batch);\n"
        "LMDB has no batched read and runs readrandom in its place.\n\n"
+       "readseq and readreverse scan the whole pool in key order and backward (LevelDB's;\n"
+       "LMDB: MDB_NEXT from MDB_FIRST, MDB_PREV from MDB_LAST). seekrandom (RocksDB's)\n"
+       "seeks to a random key and reads --seek_nexts entries after it, through one\n"
+       "iterator a thread keeps; with --reverse it seeks for the last key <= the random\n"
+       "one (SeekForPrev; LMDB: MDB_SET_RANGE, then MDB_PREV) and reads backward.\n\n"
        "readwhilewriting (db_bench's): --threads threads look up random keys while one\n"
        "more thread puts random keys (durable with --sync) until the readers finish;\n"
        "the readers' row comes first, then the writer's (readwhilewriting.writer). It\n"
@@ -132,10 +146,11 @@ const std::vector<Subcommand>& Subcommands() {
        "  pmstore bench /dev/shm/pool --benchmarks=fillseq,readrandom,multiget,readmissing --compare=lmdb\n"
        "  pmstore bench /dev/shm/pool --benchmarks=fillrandom --value-size=1536K --num=1000\n"
        "  pmstore bench /ext4/pool --benchmarks=fillseq --nosync --num=200000\n"
-       "  pmstore bench /ext4/pool --benchmarks=readwhilewriting --num=200000 --reads=20000000 --threads=2\n\n"
+       "  pmstore bench /ext4/pool --benchmarks=readwhilewriting --num=200000 --reads=20000000 --threads=2\n"
+       "  pmstore bench /dev/shm/pool --benchmarks=fillseq,readseq,readreverse,seekrandom --seek_nexts=10 --reverse\n\n"
        "Exit status: 0, 2 error.",
-       {"size", "benchmarks", "num", "reads", "batch", "key_size", "value_size", "threads", "sync", "output_format",
-        "compare"}},
+       {"size", "benchmarks", "num", "reads", "batch", "seek_nexts", "reverse", "key_size", "value_size", "threads",
+        "sync", "output_format", "compare"}},
       {"version", "version", "Print the library version.", "", {}},
   };
   return kSubcommands;
@@ -188,7 +203,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "del") return need(2, 2) ? cli::Del(args[0], args[1]) : Usage(usage);
   if (command == "list") {
     if (!need(1, 1)) return Usage(usage);
-    return cli::List({args[0], absl::GetFlag(FLAGS_prefix), absl::GetFlag(FLAGS_limit)});
+    return cli::List({args[0], absl::GetFlag(FLAGS_prefix), absl::GetFlag(FLAGS_limit), absl::GetFlag(FLAGS_reverse)});
   }
   if (command == "stats") return need(1, 1) ? cli::PrintStats(args[0], absl::GetFlag(FLAGS_json)) : Usage(usage);
   if (command == "check") return need(1, 1) ? cli::Check(args[0]) : Usage(usage);
@@ -213,10 +228,8 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     if (!ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, &config.size)) return Usage("bad --size");
     config.benchmarks = absl::StrSplit(absl::GetFlag(FLAGS_benchmarks), ',', absl::SkipEmpty());
     for (const std::string& name : config.benchmarks) {
-      if (name != "fillseq" && name != "fillrandom" && name != "overwrite" && name != "readrandom" &&
-          name != "readmissing" && name != "multiget" && name != "readseq" && name != "deleterandom" &&
-          name != "readwhilewriting" && name != "reopen") {
-        return Usage("unknown benchmark '" + name + "'");
+      if (absl::c_find(cli::kBenchmarkNames, name) == std::end(cli::kBenchmarkNames)) {
+        return Usage("unknown benchmark '" + name + "' (see --help for the list)");
       }
     }
     config.num = absl::GetFlag(FLAGS_num);
@@ -228,6 +241,8 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     }
     config.value_size = static_cast<int>(value_size);
     config.batch = absl::GetFlag(FLAGS_batch);
+    config.seek_nexts = absl::GetFlag(FLAGS_seek_nexts);
+    config.reverse = absl::GetFlag(FLAGS_reverse);
     config.threads = absl::GetFlag(FLAGS_threads);
     config.sync = absl::GetFlag(FLAGS_sync);
     config.compare = absl::GetFlag(FLAGS_compare);
@@ -237,6 +252,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     if (config.num == 0 || config.threads < 1 || config.key_size < 1 || config.batch < 1) {
       return Usage("--num, --threads, --key-size and --batch must be positive");
     }
+    if (config.seek_nexts < 0) return Usage("--seek_nexts must be 0 or more");
     return cli::RunBench(config);
   }
   return Usage("unknown subcommand '" + command + "'");

@@ -40,9 +40,18 @@ bool SnapshotList::Find(Handle snapshot, std::string_view key, uint64_t* record)
   return false;
 }
 
-SnapshotList::Merged::Merged(const SnapshotList& list, Handle snapshot, std::string_view target) {
+SnapshotList::Merged::Merged(const SnapshotList& list, Handle snapshot, const Start& start) : forward_(start.forward) {
   for (auto entry = snapshot; entry != list.entries_.end(); ++entry) {
-    cursors_.push_back(Cursor{entry->overlay.lower_bound(target), entry->overlay.end()});
+    const Overlay& overlay = entry->overlay;
+    Overlay::const_iterator at;
+    if (start.from_end) {
+      at = forward_ ? overlay.begin() : overlay.end();
+    } else if (forward_ == start.inclusive) {
+      at = overlay.lower_bound(start.key);  // forward from >= key, or backward from < key
+    } else {
+      at = overlay.upper_bound(start.key);  // forward from > key, or backward from <= key
+    }
+    cursors_.push_back(Cursor{at, overlay.begin(), overlay.end()});
   }
   Settle();
 }
@@ -50,20 +59,27 @@ SnapshotList::Merged::Merged(const SnapshotList& list, Handle snapshot, std::str
 void SnapshotList::Merged::Next() {
   const std::string& current = *key_;  // a node of an overlay, not moved by iterating
   for (Cursor& cursor : cursors_) {
-    if (cursor.at != cursor.end && cursor.at->first == current) ++cursor.at;
+    if (AtEnd(cursor) || Current(cursor)->first != current) continue;
+    if (forward_) {
+      ++cursor.at;
+    } else {
+      --cursor.at;
+    }
   }
   Settle();
 }
 
-// The smallest key among the cursors; its record from the oldest overlay
-// that has it (the first in cursors_, since ties keep the earlier one).
+// The first key of the walk among the cursors (the smallest forward, the
+// greatest backward); its record from the oldest overlay that has it (the
+// first in cursors_, since ties keep the earlier one).
 void SnapshotList::Merged::Settle() {
   key_ = nullptr;
   for (const Cursor& cursor : cursors_) {
-    if (cursor.at == cursor.end) continue;
-    if (key_ == nullptr || cursor.at->first < *key_) {
-      key_ = &cursor.at->first;
-      record_ = cursor.at->second;
+    if (AtEnd(cursor)) continue;
+    const auto entry = Current(cursor);
+    if (key_ == nullptr || (forward_ ? entry->first < *key_ : entry->first > *key_)) {
+      key_ = &entry->first;
+      record_ = entry->second;
     }
   }
 }

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <list>
 #include <map>
 #include <string>
@@ -55,23 +56,39 @@ class SnapshotList {
   // and *record (0: absent). false: the current index has it.
   bool Find(Handle snapshot, std::string_view key, uint64_t* record) const;
 
-  // The union of the overlays from `snapshot` on, in key order from the
-  // first key >= `target`; where several name a key, the oldest wins.
+  // Where a walk of the overlays starts, and which way it goes: forward
+  // from the first key >= `key` (> when not `inclusive`), or backward
+  // from the last key <= `key` (< when not `inclusive`; from the greatest
+  // key of all when `from_end`).
+  struct Start {
+    std::string_view key;
+    bool inclusive = true;
+    bool forward = true;
+    bool from_end = false;
+  };
+  // The union of the overlays from `snapshot` on, in key order (or its
+  // reverse) from `start`; where several name a key, the oldest wins.
   class Merged {
    public:
-    Merged(const SnapshotList& list, Handle snapshot, std::string_view target);
+    Merged(const SnapshotList& list, Handle snapshot, const Start& start);
     bool done() const { return key_ == nullptr; }
     const std::string& key() const { return *key_; }
     uint64_t record() const { return record_; }
+    // To the next key in the walk's direction.
     void Next();
 
    private:
+    // Forward, the cursor's entry is *at; backward, the one before `at`.
     struct Cursor {
       Overlay::const_iterator at;
+      Overlay::const_iterator begin;
       Overlay::const_iterator end;
     };
+    bool AtEnd(const Cursor& cursor) const { return forward_ ? cursor.at == cursor.end : cursor.at == cursor.begin; }
+    Overlay::const_iterator Current(const Cursor& cursor) const { return forward_ ? cursor.at : std::prev(cursor.at); }
     void Settle();
 
+    bool forward_;
     std::vector<Cursor> cursors_;  // oldest overlay first
     const std::string* key_ = nullptr;
     uint64_t record_ = 0;

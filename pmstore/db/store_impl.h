@@ -88,22 +88,18 @@ class StoreImpl final : public Store {
   // For Store::Check: its close leaves the pool as it found it (no image).
   void WriteNoImageAtClose() { write_image_at_close_ = false; }
 
-  // Entries copied for an iterator: keys and values back to back in
-  // `bytes`, (key offset, key size, value size) per entry.
-  struct ScanBuffer {
-    std::string bytes;
-    struct Entry {
-      size_t offset;
-      uint32_t key_size;
-      uint64_t value_size;
-    };
-    std::vector<Entry> entries;
+  // An entry an iterator hands out: views into the mapped pool, valid
+  // while the snapshot it was read at lives (that snapshot pins its
+  // records' space, and the mapping never moves).
+  struct ScanEntry {
+    std::string_view key;
+    std::string_view value;
   };
-  // For iterators: copies up to `max_entries` entries (or about
-  // `max_bytes`) in range as of `snapshot`, from the first key >= target
-  // (> target when `after`). *end: nothing further.
-  absl::Status ScanBatch(const Snapshot& snapshot, const std::string& target, bool after, const IterateOptions& range,
-                         size_t max_entries, size_t max_bytes, ScanBuffer* out, bool* end);
+  // For iterators: up to `max_entries` entries in range as of `snapshot`,
+  // in the walk's order from `start` (forward or backward). *end: nothing
+  // further that way.
+  absl::Status ScanBatch(const Snapshot& snapshot, const internal::SnapshotList::Start& start,
+                         const IterateOptions& range, size_t max_entries, std::vector<ScanEntry>* out, bool* end);
 
   // --- snapshots (store_snapshot.cc) ---
   // What a SnapshotImpl's destructor calls.
@@ -144,10 +140,10 @@ class StoreImpl final : public Store {
   // returns: the snapshot's, else the latest.
   uint64_t SeenSeq(const ReadOptions& options) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // ScanBatch's walk as of `snapshot`: the index's records merged with
-  // the overlays from it on, in key order from the first key >= target;
+  // the overlays from it on, in key order (or its reverse) from `start`;
   // `take` gets each record until it returns false. DataLoss when a
   // record is damaged.
-  absl::Status ScanAt(const SnapshotImpl& snapshot, std::string_view target,
+  absl::Status ScanAt(const SnapshotImpl& snapshot, const internal::SnapshotList::Start& start,
                       const std::function<bool(const internal::RecordView&)>& take) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 

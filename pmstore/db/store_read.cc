@@ -14,59 +14,6 @@ absl::Status Damaged(const std::string& path, uint64_t record) {
   return absl::DataLossError(absl::StrCat(path, ": damaged record at offset ", record));
 }
 
-// Keeps a batch of entries copied under the read lock; refills past the
-// last key returned, as of one snapshot (the caller's, or its own), so
-// that the refills add up to one consistent state.
-class StoreIterator final : public Iterator {
- public:
-  StoreIterator(StoreImpl* store, const Snapshot* snapshot, std::unique_ptr<Snapshot> own, IterateOptions range)
-      : store_(store), own_(std::move(own)), snapshot_(snapshot ? snapshot : own_.get()), range_(std::move(range)) {}
-
-  void SeekToFirst() override { Seek(""); }
-  void Seek(std::string_view target) override {
-    std::string start(target);
-    start = std::max({start, range_.lower_bound, range_.prefix});
-    Fill(start, false);
-  }
-  void Next() override {
-    if (++index_ < buffer_.entries.size()) return;
-    if (end_) return;
-    const std::string last(key_at(buffer_.entries.size() - 1));
-    Fill(last, true);
-  }
-  bool Valid() const override { return status_.ok() && index_ < buffer_.entries.size(); }
-  std::string_view key() const override { return key_at(index_); }
-  std::string_view value() const override {
-    const auto& e = buffer_.entries[index_];
-    return std::string_view(buffer_.bytes).substr(e.offset + e.key_size, e.value_size);
-  }
-  absl::Status status() const override { return status_; }
-
- private:
-  std::string_view key_at(size_t i) const {
-    return std::string_view(buffer_.bytes).substr(buffer_.entries[i].offset, buffer_.entries[i].key_size);
-  }
-  void Fill(const std::string& target, bool after) {
-    buffer_.entries.clear();
-    buffer_.bytes.clear();
-    index_ = 0;
-    status_ = store_->ScanBatch(*snapshot_, target, after, range_, kBatchEntries, kBatchBytes, &buffer_, &end_);
-  }
-
-  // Per refill: enough to amortise the re-seek, little enough that the
-  // read lock is held only briefly.
-  static constexpr size_t kBatchEntries = 1024;
-  static constexpr size_t kBatchBytes = 1 << 20;
-  StoreImpl* store_;
-  std::unique_ptr<Snapshot> own_;  // when the caller named none
-  const Snapshot* snapshot_;
-  IterateOptions range_;
-  StoreImpl::ScanBuffer buffer_;
-  size_t index_ = 0;
-  bool end_ = true;
-  absl::Status status_;
-};
-
 }  // namespace
 
 absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, internal::RecordView* view) const {
@@ -180,35 +127,35 @@ absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
   return record != 0;
 }
 
-std::unique_ptr<Iterator> StoreImpl::NewIterator(const ReadOptions& options, const IterateOptions& range) {
-  std::unique_ptr<Snapshot> own;
-  if (options.snapshot == nullptr) own = GetSnapshot();
-  return std::make_unique<StoreIterator>(this, options.snapshot, std::move(own), range);
-}
-
-absl::Status StoreImpl::ScanBatch(const Snapshot& snapshot, const std::string& target, bool after,
-                                  const IterateOptions& range, size_t max_entries, size_t max_bytes, ScanBuffer* out,
+absl::Status StoreImpl::ScanBatch(const Snapshot& snapshot, const internal::SnapshotList::Start& start,
+                                  const IterateOptions& range, size_t max_entries, std::vector<ScanEntry>* out,
                                   bool* end) {
   internal::SharedGuard lock(&mu_);
   *end = true;
   if (closed_) return ClosedError();
   PMSTORE_RETURN_IF_ERROR(CheckSnapshot(ReadOptions{.snapshot = &snapshot}));
-  return ScanAt(static_cast<const SnapshotImpl&>(snapshot), target, [&](const internal::RecordView& view) {
-    if (after && view.key == target) return true;
-    if (!range.upper_bound.empty() && view.key >= range.upper_bound) return false;
-    if (view.key.substr(0, range.prefix.size()) != range.prefix) return view.key < range.prefix;
-    if (out->entries.size() == max_entries || (!out->entries.empty() && out->bytes.size() >= max_bytes)) {
+  return ScanAt(static_cast<const SnapshotImpl&>(snapshot), start, [&](const internal::RecordView& view) {
+    // In range: the walk starts inside it, so a key past one end of it
+    // ends the walk, and a key before its start is passed over.
+    const bool has_prefix = view.key.substr(0, range.prefix.size()) == range.prefix;
+    if (start.forward) {
+      if (!range.upper_bound.empty() && view.key >= range.upper_bound) return false;
+      if (!has_prefix) return view.key < range.prefix;
+    } else {
+      if (view.key < range.lower_bound) return false;
+      if (!has_prefix) return view.key > range.prefix;
+      if (!range.upper_bound.empty() && view.key >= range.upper_bound) return true;
+    }
+    if (out->size() == max_entries) {
       *end = false;
       return false;
     }
-    out->entries.push_back({out->bytes.size(), static_cast<uint32_t>(view.key.size()), view.value.size()});
-    out->bytes.append(view.key.data(), view.key.size());
-    out->bytes.append(view.value.data(), view.value.size());
+    out->push_back({view.key, view.value});
     return true;
   });
 }
 
-absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, std::string_view target,
+absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, const internal::SnapshotList::Start& start,
                                const std::function<bool(const internal::RecordView&)>& take) const {
   absl::Status status;
   bool stopped = false;
@@ -224,16 +171,20 @@ absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, std::string_view ta
     stopped = !read(record, &view) || !take(view);
     return !stopped;
   };
-  internal::SnapshotList::Merged overlay(snapshots_, snapshot.handle(), target);
-  const absl::Status scanned = index_.ScanFrom(target, [&](uint64_t record) {
+  // Whether key `a` comes before `b` in the walk.
+  const auto before = [&](std::string_view a, std::string_view b) { return start.forward ? a < b : a > b; };
+  internal::SnapshotList::Merged overlay(snapshots_, snapshot.handle(), start);
+  const auto visit = [&](uint64_t record) {
     internal::RecordView view;
     if (!read(record, &view)) {
       stopped = true;
       return false;
     }
+    // The index's forward scan starts at the first key >= the start's.
+    if (start.forward && !start.inclusive && !start.from_end && view.key == start.key) return true;
     // Keys written since the snapshot that were absent then, or changed
     // then, come from the overlays.
-    while (!overlay.done() && overlay.key() < view.key) {
+    while (!overlay.done() && before(overlay.key(), view.key)) {
       if (!take_old(overlay.record())) return false;
       overlay.Next();
     }
@@ -244,7 +195,10 @@ absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, std::string_view ta
     }
     stopped = !take(view);
     return !stopped;
-  });
+  };
+  const absl::Status scanned = start.forward
+                                   ? index_.ScanFrom(start.from_end ? std::string_view() : start.key, visit)
+                                   : index_.ScanBackFrom(start.key, start.inclusive, start.from_end, visit);
   if (!scanned.ok()) return absl::DataLossError(absl::StrCat(pool_->path, ": ", scanned.message()));
   for (; !stopped && !overlay.done(); overlay.Next()) take_old(overlay.record());
   return status;

@@ -221,11 +221,6 @@ int LeafIndex::Find(const LeafHeader& header, const Leaf& leaf, std::string_view
   return -1;
 }
 
-void LeafIndex::PrefetchBytes(uint64_t offset, uint64_t bytes) const {
-  if (offset >= pool_->length()) return;  // a damaged offset: nothing worth loading
-  for (uint64_t line = 0; line < bytes; line += 64) __builtin_prefetch(base_ + offset + line);
-}
-
 void LeafIndex::PrefetchForKey(uint64_t leaf, uint64_t hash) const {
   // The fingerprints tell which slot to read only once they arrive; with
   // the slots requested now, the slot's line is already on its way and a
@@ -333,6 +328,8 @@ absl::Status LeafIndex::ScanFrom(std::string_view target,
   constexpr int kScanAhead = 8;
   uint64_t offset = FindLeaf(target);
   if (offset == 0) return damaged();
+  // The search's probes then wait for about one miss, not one each.
+  PrefetchLeaf(offset);
   // Through the image the next leaf is the next entry's, checked first;
   // while some leaves are unchecked, the map's next entry's, the same.
   uint64_t entry = on_image() ? image_.FloorIndex(target) : 0;
@@ -364,6 +361,63 @@ absl::Status LeafIndex::ScanFrom(std::string_view target,
     }
     if (offset == 0) return damaged();
     pos = 0;
+  }
+}
+
+absl::Status LeafIndex::ScanBackFrom(std::string_view target, bool inclusive, bool from_end,
+                                    const std::function<bool(uint64_t record)>& visit) const {
+  const auto damaged = [] {
+    return absl::DataLossError("checksum failure in an index leaf the scan reached (pmstore check names it)");
+  };
+  constexpr int kScanAhead = 8;  // as in ScanFrom
+  uint64_t entry = 0;
+  SeparatorMap::const_iterator it;
+  uint64_t offset;
+  if (on_image()) {
+    entry = from_end ? image_.count() - 1 : image_.FloorIndex(target);
+    offset = CheckedImageLeaf(entry);
+  } else {
+    it = from_end ? std::prev(separators_.end()) : separators_.Floor(target);
+    offset = CheckedLeaf(it);
+  }
+  if (offset == 0) return damaged();
+  PrefetchLeaf(offset);  // as in ScanFrom
+  // The leaf before, which the walk reaches unless it stops early, is
+  // requested as each leaf is entered, as ScanFrom requests the next.
+  const auto prefetch_previous = [&] {
+    if (on_image()) {
+      if (entry > 0) PrefetchLeaf(image_.LeafAt(entry - 1));
+    } else if (it != separators_.begin()) {
+      PrefetchLeaf(std::prev(it)->second);
+    }
+  };
+  // The place after the first record to visit.
+  int pos = LeafAt(offset)->header.count;
+  if (!from_end) {
+    bool found = false;
+    pos = Search(LeafAt(offset)->header, LeafAt(offset)->slots, target, &found);
+    if (found && inclusive) ++pos;
+  }
+  for (;;) {
+    const Leaf* leaf = LeafAt(offset);
+    const LeafHeader& header = leaf->header;
+    const auto record_at = [&](int i) { return leaf->slots[header.perm[i]].record; };
+    prefetch_previous();
+    for (int i = pos - 1; i >= std::max(0, pos - kScanAhead); --i) PrefetchBytes(record_at(i), kSmallRecordBytes);
+    for (; pos > 0; --pos) {
+      if (pos - 1 - kScanAhead >= 0) PrefetchBytes(record_at(pos - 1 - kScanAhead), kSmallRecordBytes);
+      if (!visit(record_at(pos - 1))) return absl::OkStatus();
+    }
+    // The leaf before, or the start of the chain.
+    if (on_image()) {
+      if (entry == 0) return absl::OkStatus();
+      offset = CheckedImageLeaf(--entry);
+    } else {
+      if (it == separators_.begin()) return absl::OkStatus();
+      offset = CheckedLeaf(--it);
+    }
+    if (offset == 0) return damaged();
+    pos = LeafAt(offset)->header.count;
   }
 }
 

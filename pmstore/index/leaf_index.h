@@ -91,6 +91,12 @@ class LeafIndex {
   // `visit` returns false. DataLoss when the scan reaches a leaf that
   // fails its check (the visits before it stand).
   absl::Status ScanFrom(std::string_view target, const std::function<bool(uint64_t record)>& visit) const;
+  // The same in descending key order: from the last key <= `target` (<
+  // when not `inclusive`), or from the greatest key of all (`from_end`).
+  // The leaf chain links forward only: the leaf before is the separators'
+  // entry before (or the image's).
+  absl::Status ScanBackFrom(std::string_view target, bool inclusive, bool from_end,
+                            const std::function<bool(uint64_t record)>& visit) const;
 
   // Points `key` at a new record of `value`, written by the record writer
   // into the cell of the slot the key takes (when it fits one and the cell
@@ -119,7 +125,10 @@ class LeafIndex {
  private:
   const Leaf* LeafAt(uint64_t offset) const { return reinterpret_cast<const Leaf*>(base_ + offset); }
   // Starts loading [offset, offset + bytes) of the pool into the cache.
-  void PrefetchBytes(uint64_t offset, uint64_t bytes) const;
+  void PrefetchBytes(uint64_t offset, uint64_t bytes) const {
+    if (offset >= pool_->length()) return;  // a damaged offset: nothing worth loading
+    for (uint64_t line = 0; line < bytes; line += 64) __builtin_prefetch(base_ + offset + line);
+  }
   void PrefetchLeaf(uint64_t offset) const { PrefetchBytes(offset, sizeof(Leaf)); }
   // What a point lookup of a key with `hash` requests of its leaf at once:
   // the whole slot part (version 1), or the header and fingerprint lines,

@@ -151,8 +151,8 @@ absl::Status RenameOnly(env::Env* env, const std::string& from, const std::strin
 
 // Makes a new name in the directory durable.
 absl::Status SyncParentDirectory(env::Env* env, const std::string& path) {
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  const std::string dir = parent.empty() ? std::string(".") : parent;
   int raw_fd = -1;
   const int err = env::RetryInterrupted([&] { return env->Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, &raw_fd); });
   if (err != 0) return ErrnoStatus(err, "open", absl::StrCat("directory ", dir));

@@ -23,7 +23,7 @@ std::string FsPath(py::object path) { return py::module_::import("os").attr("fse
 // keys(), values() and items() share their range arguments (and read
 // through `snapshot`, None or a Snapshot).
 py::object Iterate(py::object self, py::object prefix, py::object start, py::object stop, PyIterator::Yield yield,
-                   py::object snapshot) {
+                   py::object snapshot, bool reverse = false) {
   IterateOptions range;
   bool empty = false;
   if (!prefix.is_none()) range.prefix = std::string(BytesArg(prefix, "prefix").view());
@@ -32,7 +32,8 @@ py::object Iterate(py::object self, py::object prefix, py::object start, py::obj
     range.upper_bound = std::string(BytesArg(stop, "stop").view());
     empty = range.upper_bound.empty();  // nothing is below b""
   }
-  return py::cast(std::make_unique<PyIterator>(std::move(self), std::move(range), yield, empty, std::move(snapshot)));
+  return py::cast(
+      std::make_unique<PyIterator>(std::move(self), std::move(range), yield, empty, std::move(snapshot), reverse));
 }
 
 // `store[key]`, `store[key] = value` and `next(iterator)` straight from
@@ -91,9 +92,9 @@ void InstallIteratorSlot(py::class_<PyIterator>& iterator) {
 }
 
 constexpr const char* kRangeDoc =
-    "In key order (bytewise, shorter first), optionally only keys that start with `prefix` and lie in\n"
-    "[start, stop), as of `snapshot` (Store.snapshot()) or else of one the iterator takes itself: writes\n"
-    "made meanwhile are not seen. Ends (ValueError) when the store is closed.";
+    "In key order (bytewise, shorter first), or with reverse=True in descending order, optionally only keys\n"
+    "that start with `prefix` and lie in [start, stop), as of `snapshot` (Store.snapshot()) or else of one the\n"
+    "iterator takes itself: writes made meanwhile are not seen. Ends (ValueError) when the store is closed.";
 
 void BindStore(py::module_& m) {
   py::class_<PyStore> store(m, "Store", R"(A pmstore pool, opened (and by default created).
@@ -197,23 +198,31 @@ NotFoundError when its directory is missing, ResourceExhaustedError when
 the file system is full; nothing is left behind on any error.)");
 
   const auto iterate = [](PyIterator::Yield yield) {
-    return [yield](py::object self, py::object prefix, py::object start, py::object stop, py::object snapshot) {
+    return [yield](py::object self, py::object prefix, py::object start, py::object stop, py::object snapshot,
+                   bool reverse) {
       return Iterate(std::move(self), std::move(prefix), std::move(start), std::move(stop), yield,
-                     std::move(snapshot));
+                     std::move(snapshot), reverse);
     };
   };
   store.def("keys", iterate(PyIterator::Yield::kKeys), "prefix"_a = py::none(), "start"_a = py::none(),
-            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(),
+            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(), "reverse"_a = false,
             (std::string("Keys (bytes). ") + kRangeDoc).c_str());
   store.def("values", iterate(PyIterator::Yield::kValues), "prefix"_a = py::none(), "start"_a = py::none(),
-            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(),
+            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(), "reverse"_a = false,
             (std::string("Values (bytes). ") + kRangeDoc).c_str());
   store.def("items", iterate(PyIterator::Yield::kItems), "prefix"_a = py::none(), "start"_a = py::none(),
-            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(),
+            "stop"_a = py::none(), py::kw_only(), "snapshot"_a = py::none(), "reverse"_a = false,
             (std::string("(key, value) pairs. ") + kRangeDoc).c_str());
   store.def("__iter__", [](py::object self) {
     return Iterate(std::move(self), py::none(), py::none(), py::none(), PyIterator::Yield::kKeys, py::none());
   });
+  store.def(
+      "__reversed__",
+      [](py::object self) {
+        return Iterate(std::move(self), py::none(), py::none(), py::none(), PyIterator::Yield::kKeys, py::none(),
+                       true);
+      },
+      "The keys in descending order (reversed(store)).");
   store.def(
       "snapshot", [](py::object self) { return std::make_unique<PySnapshot>(std::move(self)); },
       R"(The state after the last commit, kept while writes go on (a pmstore.Snapshot):
@@ -296,20 +305,26 @@ released or once the store is closed.)");
           "key"_a, py::kw_only(), "verify_checksums"_a = false,
           "A memoryview of the value in place, valid after the snapshot is released too.");
   const auto iterate = [](PyIterator::Yield yield) {
-    return [yield](py::object self, py::object prefix, py::object start, py::object stop) {
+    return [yield](py::object self, py::object prefix, py::object start, py::object stop, bool reverse) {
       py::object store = self.cast<PySnapshot&>().owner();
-      return Iterate(std::move(store), std::move(prefix), std::move(start), std::move(stop), yield, std::move(self));
+      return Iterate(std::move(store), std::move(prefix), std::move(start), std::move(stop), yield, std::move(self),
+                     reverse);
     };
   };
   snapshot.def("keys", iterate(PyIterator::Yield::kKeys), "prefix"_a = py::none(), "start"_a = py::none(),
-               "stop"_a = py::none());
+               "stop"_a = py::none(), py::kw_only(), "reverse"_a = false);
   snapshot.def("values", iterate(PyIterator::Yield::kValues), "prefix"_a = py::none(), "start"_a = py::none(),
-               "stop"_a = py::none());
+               "stop"_a = py::none(), py::kw_only(), "reverse"_a = false);
   snapshot.def("items", iterate(PyIterator::Yield::kItems), "prefix"_a = py::none(), "start"_a = py::none(),
-               "stop"_a = py::none());
+               "stop"_a = py::none(), py::kw_only(), "reverse"_a = false);
   snapshot.def("__iter__", [](py::object self) {
     py::object store = self.cast<PySnapshot&>().owner();
     return Iterate(std::move(store), py::none(), py::none(), py::none(), PyIterator::Yield::kKeys, std::move(self));
+  });
+  snapshot.def("__reversed__", [](py::object self) {
+    py::object store = self.cast<PySnapshot&>().owner();
+    return Iterate(std::move(store), py::none(), py::none(), py::none(), PyIterator::Yield::kKeys, std::move(self),
+                   true);
   });
 }
 

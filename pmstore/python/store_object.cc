@@ -271,8 +271,13 @@ py::dict CheckReportDict(const CheckReport& report) {
 
 // ---- Iterators -------------------------------------------------------------
 
-PyIterator::PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty, py::object snapshot)
-    : owner_(std::move(owner)), snapshot_(std::move(snapshot)), store_(&owner_.cast<PyStore&>()), yield_(yield) {
+PyIterator::PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty, py::object snapshot,
+                       bool reverse)
+    : owner_(std::move(owner)),
+      snapshot_(std::move(snapshot)),
+      store_(&owner_.cast<PyStore&>()),
+      yield_(yield),
+      reverse_(reverse) {
   Store& store = store_->store();  // raises when closed
   const ReadOptions options = ReadOptionsFor(false, snapshot_);  // raises when released
   if (!empty) iterator_ = store.NewIterator(options, range);
@@ -301,9 +306,9 @@ py::object PyIterator::NextOrNull() {
   if (ended_by_close_) RaiseValueError("iteration over a closed pmstore.Store (" + store_->path() + ")");
   if (iterator_ == nullptr) return py::object();
   if (started_) {
-    iterator_->Next();
+    reverse_ ? iterator_->Prev() : iterator_->Next();
   } else {
-    iterator_->SeekToFirst();
+    reverse_ ? iterator_->SeekToLast() : iterator_->SeekToFirst();
     started_ = true;
   }
   if (!iterator_->Valid()) {

@@ -123,8 +123,9 @@ py::dict CheckReportDict(const CheckReport& report);
 class PyIterator {
  public:
   enum class Yield { kKeys, kValues, kItems };
-  // Through `snapshot` (None: a snapshot of the iterator's own).
-  PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty, py::object snapshot);
+  // Through `snapshot` (None: a snapshot of the iterator's own); in
+  // descending key order when `reverse`.
+  PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty, py::object snapshot, bool reverse);
   ~PyIterator();
   PyIterator(const PyIterator&) = delete;
   PyIterator& operator=(const PyIterator&) = delete;
@@ -140,6 +141,7 @@ class PyIterator {
   PyStore* store_;
   std::unique_ptr<Iterator> iterator_;
   Yield yield_;
+  bool reverse_;
   bool started_ = false;
   bool ended_by_close_ = false;
 };

@@ -59,8 +59,15 @@ int c99_round_trip(const char* path, char* out, size_t outlen) {
   }
   pmstore_iterator_t* iter = pmstore_create_iterator(db, NULL, NULL);
   size_t keys = 0;
+  size_t backward = 0;
   for (pmstore_iter_seek_to_first(iter); pmstore_iter_valid(iter); pmstore_iter_next(iter)) ++keys;
+  for (pmstore_iter_seek_to_last(iter); pmstore_iter_valid(iter); pmstore_iter_prev(iter)) ++backward;
   pmstore_iter_destroy(iter);
+  if (backward != keys) {
+    snprintf(out, outlen, "%zu key(s) forward, %zu backward", keys, backward);
+    pmstore_free(val);
+    goto done;
+  }
   snprintf(out, outlen, "%.*s, %zu key(s)", (int)vallen, val, keys);
   pmstore_free(val);
   result = 0;

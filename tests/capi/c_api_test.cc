@@ -397,6 +397,38 @@ TEST_F(CApiTest, IteratorsHonourPrefixBoundsAndSeek) {
   pmstore_iter_destroy(iter);
 }
 
+// Backward, and both ways mixed, through a range: the reverse calls.
+TEST_F(CApiTest, IteratorsGoBackwardAndTurnAround) {
+  Open();
+  for (const char* key : {"a", "b/1", "b/2", "b/3", "c"}) Put(key, std::string("v") + key);
+  const auto key_of = [](pmstore_iterator_t* iter) {
+    size_t len = 0;
+    const char* key = pmstore_iter_key(iter, &len);
+    return std::string(key, len);
+  };
+  pmstore_iteroptions_t* range = pmstore_iteroptions_create();
+  pmstore_iteroptions_set_prefix(range, "b/", 2);
+  pmstore_iterator_t* iter = pmstore_create_iterator(db_, nullptr, range);
+  std::vector<std::string> backward;
+  for (pmstore_iter_seek_to_last(iter); pmstore_iter_valid(iter); pmstore_iter_prev(iter)) backward.push_back(key_of(iter));
+  EXPECT_EQ(backward, (std::vector<std::string>{"b/3", "b/2", "b/1"}));
+  pmstore_iter_seek_for_prev(iter, "b/25", 4);  // the greatest key <= b/25
+  ASSERT_TRUE(pmstore_iter_valid(iter));
+  EXPECT_EQ(key_of(iter), "b/2");
+  pmstore_iter_next(iter);
+  EXPECT_EQ(key_of(iter), "b/3");
+  pmstore_iter_prev(iter);
+  pmstore_iter_prev(iter);
+  EXPECT_EQ(key_of(iter), "b/1");
+  pmstore_iter_prev(iter);
+  EXPECT_FALSE(pmstore_iter_valid(iter)) << "a is outside the prefix";
+  pmstore_iter_seek_for_prev(iter, "b", 1);
+  EXPECT_FALSE(pmstore_iter_valid(iter)) << "no key of the prefix is <= b";
+  EXPECT_EQ(pmstore_iter_get_error(iter, nullptr), PMSTORE_OK);
+  pmstore_iter_destroy(iter);
+  pmstore_iteroptions_destroy(range);
+}
+
 TEST_F(CApiTest, PinnedValueStaysValidAcrossAnOverwriteAndBlocksClose) {
   Open();
   Put("k", "original");

@@ -157,6 +157,37 @@ def test_iteration_is_in_key_order_with_prefix_and_range(pool, small):
             store.keys(prefix="b")
 
 
+def test_reverse_iteration_is_in_descending_order_with_prefix_range_and_snapshot(pool, small):
+    keys = [b"a", b"b", b"b/1", b"b/2", b"b/3", b"c", b"\xff", b"\xff\xff"]
+    with pmstore.Store(pool, **small) as store:
+        for key in keys:
+            store[key] = b"v" + key
+        assert list(reversed(store)) == keys[::-1]
+        assert list(store.keys(reverse=True)) == keys[::-1]
+        assert list(store.keys(prefix=b"b/", reverse=True)) == [b"b/3", b"b/2", b"b/1"]
+        assert list(store.keys(prefix=b"\xff", reverse=True)) == [b"\xff\xff", b"\xff"], "a prefix of 0xff bytes"
+        assert list(store.keys(start=b"b/2", stop=b"c", reverse=True)) == [b"b/3", b"b/2"]
+        assert list(store.values(prefix=b"b/", reverse=True)) == [b"vb/3", b"vb/2", b"vb/1"]
+        assert list(store.items(start=b"c", stop=b"\xff\xff", reverse=True)) == [(b"\xff", b"v\xff"), (b"c", b"vc")]
+        assert list(store.keys(stop=b"", reverse=True)) == []
+        with store.snapshot() as snap:
+            store[b"b/25"] = b"later"
+            del store[b"a"]
+            assert list(snap.keys(reverse=True)) == keys[::-1], "as of the snapshot"
+            assert list(reversed(snap)) == keys[::-1]
+            assert list(snap.keys(prefix=b"b/", reverse=True)) == [b"b/3", b"b/2", b"b/1"]
+        assert list(store.keys(prefix=b"b/", reverse=True)) == [b"b/3", b"b/25", b"b/2", b"b/1"]
+
+
+def test_reverse_iteration_crosses_refills(pool, small):
+    with pmstore.Store(pool, **small) as store:
+        with store.batch() as batch:
+            for i in range(5000):
+                batch[b"%06d" % i] = b"x" * 50
+        assert list(store.keys(reverse=True)) == [b"%06d" % i for i in reversed(range(5000))]
+        assert [k for k, _ in store.items(prefix=b"00499", reverse=True)] == [b"%06d" % i for i in range(4999, 4989, -1)]
+
+
 def test_iteration_crosses_refills_and_keeps_the_store_alive(pool, small):
     with pmstore.Store(pool, **small) as store:
         with store.batch() as batch:

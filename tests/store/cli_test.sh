@@ -52,6 +52,10 @@ expect 0 "list" -- "$PMSTORE" list "$POOL"
 output_is "list is sorted" "$(printf 'a\nb/1\nb/2')"
 expect 0 "list --prefix --limit" -- "$PMSTORE" list "$POOL" --prefix b/ --limit 1
 output_is "list --prefix --limit" "b/1"
+expect 0 "list --reverse" -- "$PMSTORE" list "$POOL" --reverse
+output_is "list --reverse is in descending order" "$(printf 'b/2\nb/1\na')"
+expect 0 "list --reverse --prefix --limit" -- "$PMSTORE" list "$POOL" --reverse --prefix b/ --limit 1
+output_is "list --reverse --limit: the last key" "b/2"
 expect 0 "del" -- "$PMSTORE" del "$POOL" b/1
 expect 1 "get after del" -- "$PMSTORE" get "$POOL" b/1
 expect 0 "stats" -- "$PMSTORE" stats "$POOL"

@@ -3,6 +3,7 @@
 // and MultiGet read. Snapshots taken along the way keep a copy of the
 // model as it was then, and reads through them (Get, MultiGet, iterators
 // with prefix and bounds) must match that copy while writes go on.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <random>
@@ -80,6 +81,61 @@ void ExpectMultiGetMatches(Store& store, const Model& model, std::mt19937_64& rn
   }
 }
 
+// A walk both ways through `range` as of `options`: it starts at the
+// first or last key, or seeks to either side of a random key, then moves
+// Next and Prev at random (runs of up to 2000 one way, past the
+// iterator's batches of 1024), against the model's keys in range.
+void ExpectWalkMatches(Store& store, const ReadOptions& options, const IterateOptions& range, const Model& model,
+                       std::mt19937_64& rng) {
+  std::vector<const std::pair<const std::string, std::string>*> in_range;
+  for (const auto& entry : model) {
+    const std::string& key = entry.first;
+    if (key.compare(0, range.prefix.size(), range.prefix) != 0 || key < range.lower_bound) continue;
+    if (!range.upper_bound.empty() && key >= range.upper_bound) continue;
+    in_range.push_back(&entry);
+  }
+  const auto at_or_after = [&](const std::string& target) {
+    return static_cast<int64_t>(std::lower_bound(in_range.begin(), in_range.end(), target,
+                                                 [](const auto* e, const std::string& t) { return e->first < t; }) -
+                                in_range.begin());
+  };
+  auto it = store.NewIterator(options, range);
+  int64_t pos;  // the model's place; outside [0, size): not valid
+  const std::string target = RandomKey(rng);
+  switch (rng() % 4) {
+    case 0: it->SeekToFirst(); pos = 0; break;
+    case 1: it->SeekToLast(); pos = static_cast<int64_t>(in_range.size()) - 1; break;
+    case 2: it->Seek(target); pos = at_or_after(target); break;
+    default: {
+      it->SeekForPrev(target);
+      pos = at_or_after(target);
+      if (pos >= static_cast<int64_t>(in_range.size()) || in_range[pos]->first != target) --pos;
+    }
+  }
+  std::string trail;  // the moves so far, for a failure's message
+  for (int moves = 0; moves < 6; ++moves) {
+    const bool forward = rng() % 2 == 0;
+    const int run = static_cast<int>(rng() % 2000) + 1;
+    for (int step = 0; step < run; ++step) {
+      const bool valid = pos >= 0 && pos < static_cast<int64_t>(in_range.size());
+      ASSERT_EQ(it->Valid(), valid) << "after " << trail << " at model place " << pos << " of " << in_range.size();
+      if (!valid) break;
+      ASSERT_EQ(it->key(), in_range[pos]->first) << "after " << trail;
+      ASSERT_TRUE(it->value() == in_range[pos]->second) << in_range[pos]->first.substr(0, 40);
+      if (forward) {
+        it->Next();
+        ++pos;
+      } else {
+        it->Prev();
+        --pos;
+      }
+    }
+    trail += forward ? "N" : "P";
+    if (!it->Valid()) break;
+  }
+  ASSERT_TRUE(it->status().ok()) << it->status();
+}
+
 // A live snapshot and the model as it was when it was taken.
 struct SnapshotAndModel {
   std::unique_ptr<Snapshot> snapshot;
@@ -132,6 +188,7 @@ void ExpectSnapshotMatches(Store& store, const SnapshotAndModel& at, std::mt1993
   }
   ASSERT_TRUE(it->status().ok()) << it->status();
   ASSERT_TRUE(expected == at.then.end() || !in_range(expected->first)) << "lacks " << expected->first.substr(0, 40);
+  ExpectWalkMatches(store, options, range, at.then, rng);
 }
 
 TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
@@ -206,12 +263,15 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
       store.reset();
       store = pmstore::testing::OpenOrDie(path, Options());
       ASSERT_NE(store, nullptr);
+      // Opened from the separator image: the walks backward go through it.
+      ASSERT_NO_FATAL_FAILURE(ExpectWalkMatches(*store, ReadOptions(), IterateOptions(), model, rng));
       ASSERT_NO_FATAL_FAILURE(ExpectMatches(*store, model));
     }
   }
   for (const SnapshotAndModel& at : snapshots) ASSERT_NO_FATAL_FAILURE(ExpectSnapshotMatches(*store, at, rng));
   snapshots.clear();
   ASSERT_NO_FATAL_FAILURE(ExpectMatches(*store, model));
+  ASSERT_NO_FATAL_FAILURE(ExpectWalkMatches(*store, ReadOptions(), IterateOptions(), model, rng));
   const CheckReport report = store->CheckNow();
   EXPECT_TRUE(report.clean()) << report.problems.front();
   EXPECT_EQ(report.keys, model.size());

@@ -31,7 +31,9 @@ TEST(StoreReopenTest, TenThousandOpensAndClosesKeepTheAddressSpace) {
   for (int i = 0; i < kCycles; ++i) {
     auto store = Store::Open(path, options);
     ASSERT_TRUE(store.ok()) << "open " << i << ": " << store.status();
-    if (i == 0) ASSERT_TRUE((*store)->Put("k", "v").ok());
+    if (i == 0) {
+      ASSERT_TRUE((*store)->Put("k", "v").ok());
+    }
     ASSERT_TRUE((*store)->Close().ok());
     store->reset();
     if (i == 0) after_first = VmSizeBytes();

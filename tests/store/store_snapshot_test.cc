@@ -262,6 +262,33 @@ TEST_F(StoreSnapshotTest, IteratorWithoutASnapshotReadsOneState) {
   EXPECT_EQ(seen, then);
 }
 
+// An iterator's entries are views into the pool: the entry it stands on,
+// and the rest of its batch, stay whole while their keys are rewritten
+// and deleted and the churn would reuse their space, both ways.
+TEST_F(StoreSnapshotTest, AnIteratorsEntriesStayWholeWhileTheirKeysChange) {
+  auto store = OpenOrDie(path_, SmallPool());
+  for (int i = 0; i < 2000; ++i) ASSERT_TRUE(store->Put(absl::StrCat("k", 10000 + i), testing::ValueFor(i, 100)).ok());
+  const Model then = Scan(*store, ReadOptions());
+  for (const bool forward : {true, false}) {
+    auto it = store->NewIterator(ReadOptions(), {});
+    forward ? it->SeekToFirst() : it->SeekToLast();
+    Model seen;
+    for (int n = 0; it->Valid(); forward ? it->Next() : it->Prev(), ++n) {
+      if (n == 5) {
+        for (int round = 0; round < 3; ++round) {
+          for (int i = 0; i < 2000; ++i) ASSERT_TRUE(store->Put(absl::StrCat("k", 10000 + i), std::string(100, 'X')).ok());
+        }
+        for (int i = 0; i < 2000; i += 3) ASSERT_TRUE(store->Delete(absl::StrCat("k", 10000 + i)).ok());
+      }
+      seen.emplace(it->key(), it->value());
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status();
+    EXPECT_EQ(seen, then) << (forward ? "forward" : "backward");
+    it.reset();
+    for (int i = 0; i < 2000; ++i) ASSERT_TRUE(store->Put(absl::StrCat("k", 10000 + i), then.at(absl::StrCat("k", 10000 + i))).ok());
+  }
+}
+
 TEST_F(StoreSnapshotTest, AnotherStoresSnapshotIsInvalidArgument) {
   auto store = OpenOrDie(path_, SmallPool());
   auto other = OpenOrDie(dir_.File("other"), SmallPool());

@@ -261,11 +261,12 @@ size_t pmstore_writebatch_approximate_size(const pmstore_writebatch_t* batch);
 
 /* ---- Iterators ---------------------------------------------------------- */
 
-/* Forward iteration in key order (bytewise, shorter first) over the keys
- * `range` selects (NULL: all), as of the snapshot the read options name,
- * or else of one it takes itself: writes made while it runs are never
- * seen; keys come out strictly increasing. Starts unpositioned: call a
- * seek first. NULL when db is NULL. */
+/* Iteration in key order (bytewise, shorter first), and its reverse, over
+ * the keys `range` selects (NULL: all), as of the snapshot the read
+ * options name, or else of one it takes itself: writes made while it runs
+ * are never seen; keys come out strictly increasing with next and strictly
+ * decreasing with prev, which may be mixed freely. Starts unpositioned:
+ * call a seek first. NULL when db is NULL. */
 pmstore_iterator_t* pmstore_create_iterator(pmstore_t* db, const pmstore_readoptions_t* options,
                                             const pmstore_iteroptions_t* range);
 void pmstore_iter_destroy(pmstore_iterator_t* iter);
@@ -273,8 +274,14 @@ void pmstore_iter_destroy(pmstore_iterator_t* iter);
  * range. */
 void pmstore_iter_seek_to_first(pmstore_iterator_t* iter);
 void pmstore_iter_seek(pmstore_iterator_t* iter, const char* key, size_t keylen);
-/* Requires pmstore_iter_valid. */
+/* Positions at the last key in range (LMDB's MDB_LAST), or at the last
+ * key <= `key` in range (RocksDB's SeekForPrev). */
+void pmstore_iter_seek_to_last(pmstore_iterator_t* iter);
+void pmstore_iter_seek_for_prev(pmstore_iterator_t* iter, const char* key, size_t keylen);
+/* To the next key in range, or the one before it. Require
+ * pmstore_iter_valid. */
 void pmstore_iter_next(pmstore_iterator_t* iter);
+void pmstore_iter_prev(pmstore_iterator_t* iter);
 bool pmstore_iter_valid(const pmstore_iterator_t* iter);
 /* Views into the iterator's own copy, valid until it moves; require
  * pmstore_iter_valid. */
