@@ -38,7 +38,9 @@ ABSL_FLAG(std::string, runtime, "", "run: stop after this long (30, 10s, 500ms, 
 ABSL_FLAG(bool, time_based, false, "run: repeat passes over the file until --runtime");
 ABSL_FLAG(int, loops, 1, "run: passes over the file (each covers every block once)");
 ABSL_FLAG(std::string, ramp_time, "", "run: run this long before measuring");
-ABSL_FLAG(uint64_t, randseed, 0x89, "run: seed of the random block order (fio's default 137)");
+ABSL_FLAG(std::string, randseed, "",
+          "run: seed of the random block order (default fio's 137); given, it wins over randrepeat=0 of a job file, "
+          "as in fio");
 ABSL_FLAG(bool, unlink, false, "run: delete the job's files when the run is done (compare: after the last run)");
 ABSL_FLAG(std::string, invalidate, "",
           "run: 1 drops the file's cached pages before the job (fio's default, and faultbench's in job files); "
@@ -297,7 +299,7 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
       {"mapping", absl::GetFlag(FLAGS_mapping)},     {"engine", absl::GetFlag(FLAGS_engine)},
       {"cpunodebind", absl::GetFlag(FLAGS_cpunodebind)}, {"membind", absl::GetFlag(FLAGS_membind)},
       {"preferred", absl::GetFlag(FLAGS_preferred)}, {"interleave", absl::GetFlag(FLAGS_interleave)},
-      {"invalidate", absl::GetFlag(FLAGS_invalidate)}};
+      {"invalidate", absl::GetFlag(FLAGS_invalidate)}, {"randseed", absl::GetFlag(FLAGS_randseed)}};
   for (const auto& [key, value] : values) {
     if (value.empty()) continue;
     if (absl::Status s = faultbench::ApplyJobOption(job, key, value); !s.ok()) {
@@ -309,7 +311,6 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
   job.shared_file = absl::GetFlag(FLAGS_shared_file);
   job.time_based = absl::GetFlag(FLAGS_time_based);
   job.loops = absl::GetFlag(FLAGS_loops);
-  job.randseed = absl::GetFlag(FLAGS_randseed);
   job.map_sync = absl::GetFlag(FLAGS_map_sync);
   job.prefault = absl::GetFlag(FLAGS_prefault);
   job.fresh_file = absl::GetFlag(FLAGS_fresh_file);

@@ -203,6 +203,27 @@ TEST(FaultbenchCli, JobFileGroupsPercentilesSectionsAndDefaults) {
   EXPECT_EQ(nlohmann::json::parse(told.out)["jobs"][0]["faultbench"]["page_cache"]["invalidate_source"], "set");
 }
 
+// fio: a randseed given wins over randrepeat=0. --randseed on the command
+// line is the default beneath the job file, and a given one counts as set:
+// two runs of a randrepeat=0 job with --randseed=N use seed N both times,
+// and without it each run draws a seed of its own.
+TEST(FaultbenchCli, RandseedFlagWinsOverRandrepeatZeroOfAJobFile) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  {
+    std::ofstream job(dir.File("norepeat.fio"));
+    job << "[global]\ndirectory=" << jobs << "\nsize=1M\nrw=randread\nrandrepeat=0\n[a]\n";
+  }
+  auto seed = [&](const std::string& flags) {
+    Result r = Faultbench("run --output-format=json " + flags + " " + dir.File("norepeat.fio"), dir);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? nlohmann::json::parse(r.out)["jobs"][0]["faultbench"]["seed"].get<uint64_t>() : 0;
+  };
+  EXPECT_EQ(seed("--randseed=4242"), 4242u);
+  EXPECT_EQ(seed("--randseed=4242"), 4242u);
+  EXPECT_NE(seed(""), seed(""));  // randrepeat=0 without a seed: a new one each run
+}
+
 TEST(FaultbenchCli, StrictFailsWhenTheMappingDiffers) {
   TempDir dir;
   // tmpfs huge=never cannot give PMD mappings, whatever the address.
