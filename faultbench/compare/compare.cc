@@ -20,7 +20,6 @@
 #include "faultbench/run/page_size_check.h"
 #include "faultbench/run/runner.h"
 #include "faultbench/stats/change.h"
-#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/taint/taint.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/status_macros.h"
@@ -267,9 +266,8 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
 
 // "./data (ext4, page cache)", "/mnt/t (tmpfs huge=always, shmem)": a
 // comparison means little without the file system it ran on.
-std::string Location(const JobOptions& job) {
+std::string Location(const JobOptions& job, const absl::StatusOr<doctor::DoctorReport>& report) {
   const std::string path = job.directory.empty() ? job.filename : job.directory;
-  auto report = ExamineLocation(job);
   if (!report.ok()) return path;
   if (report->fixed.devdax) {
     return absl::StrCat(path, " (device dax, align ", pmstore::base::FormatBytes(report->fixed.page_size), ")");
@@ -288,7 +286,8 @@ std::string FileLabel(const Variant& variant) {
   return label;
 }
 
-// `fixed`: what backs the files (ReadFixedPageSize), read once per comparison.
+// `fixed`: what backs the files, as the doctor found it for the location
+// (read once per comparison).
 JobOptions VariantJob(const CompareConfig& config, const Variant& variant, const FixedPageSize& fixed) {
   JobOptions job = config.job;
   job.mapping = variant.mode;
@@ -385,14 +384,20 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
   if (config.repeat < 1) return absl::InvalidArgumentError("--repeat must be >= 1");
   if (config.modes.empty()) return absl::InvalidArgumentError("--modes names no mode");
   CompareOutcome outcome;
-  const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(config.job, 0));
+  const absl::StatusOr<doctor::DoctorReport> location = ExamineLocation(config.job);
+  const FixedPageSize fixed = location.ok() ? location->fixed : FixedPageSize{};
   PMSTORE_ASSIGN_OR_RETURN(const std::vector<Variant> variants,
                            VariantsTheBackingAllows(config, fixed, outcome.skipped));
-  // Every variant is checked before the first run, so a bad flag or an
-  // unknown node in one NUMA set costs no run.
-  for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant, fixed)}));
+  // Every variant is resolved once, before the first run, so a bad flag or
+  // an unknown node in one NUMA set costs no run; its plan then serves
+  // every repeat.
+  std::vector<RunPlan> plans;
+  for (const Variant& variant : variants) {
+    PMSTORE_ASSIGN_OR_RETURN(RunPlan plan, PlanRun({VariantJob(config, variant, fixed)}));
+    plans.push_back(std::move(plan));
+  }
 
-  outcome.location = Location(config.job);
+  outcome.location = Location(config.job, location);
   if (config.warmup) PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front(), fixed));
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
@@ -406,7 +411,7 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
       }
       RunSettings settings;
       settings.progress = config.progress;
-      auto run = ExecuteJobs({VariantJob(config, variants[i], fixed)}, settings);
+      auto run = ExecutePlan(plans[i], settings);
       if (!run.ok()) {
         return absl::Status(run.status().code(), absl::StrCat(variants[i].Label(), ": ", run.status().message()));
       }
