@@ -359,12 +359,13 @@ int Compare(const std::vector<std::string>& args) {
   if (*format == faultbench::OutputFormat::kCsv) {
     return UsageError(absl::InvalidArgumentError("compare: --output-format is normal or json"));
   }
-  faultbench::CompareConfig config;
+  faultbench::CompareCommandConfig command;
+  command.format = *format;
+  command.output_path = absl::GetFlag(FLAGS_output);
+  command.plot_path = absl::GetFlag(FLAGS_plot);
+  command.save_json_path = absl::GetFlag(FLAGS_save_json);
+  faultbench::CompareConfig& config = command.compare;
   config.job = *job;
-  config.format = *format;
-  config.output_path = absl::GetFlag(FLAGS_output);
-  config.plot_path = absl::GetFlag(FLAGS_plot);
-  config.save_json_path = absl::GetFlag(FLAGS_save_json);
   if (absl::Status s = ParseRepeat(config); !s.ok()) return UsageError(s);
   config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
   config.numa_matrix = absl::GetFlag(FLAGS_numa_matrix);
@@ -384,7 +385,7 @@ int Compare(const std::vector<std::string>& args) {
     if (!sets.ok()) return UsageError(sets.status());
     config.numa_sets = *sets;
   }
-  return faultbench::CompareCommand(config);
+  return faultbench::CompareCommand(command);
 }
 
 int Dispatch(const std::string& name, const std::vector<std::string>& args) {

@@ -1,10 +1,7 @@
 #include "faultbench/compare/compare.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -140,26 +137,31 @@ absl::StatusOr<doctor::DoctorReport> ExamineLocation(const JobOptions& job) {
   return report;
 }
 
-Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
-  Verdict v;
-  if (pte == nullptr || pmd == nullptr || pte->iops.median <= 0) {
-    v.text = "no verdict: needs both pte and pmd runs";
-    return v;
+double ShareAtRequestedSize(const VariantSummary& variant) {
+  switch (variant.mode) {
+    case PageIntent::kPmd: return variant.pmd_share.median;
+    case PageIntent::kPud: return variant.pud_share.median;
+    case PageIntent::kPte:
+    case PageIntent::kAuto: return 1;
   }
-  v.available = true;
-  v.pmd_over_pte = pmd->iops.median / pte->iops.median;
-  const stats::ChangeJudgement change = stats::JudgeChange(pte->iops, pmd->iops, {.relative = kMinEffect});
-  v.evidence = "IOPS pte vs pmd: " + change.Evidence();
-  v.called = change.change == stats::Change::kUp || change.change == stats::Change::kDown;
-  if (change.change == stats::Change::kUp) {
-    v.text = absl::StrFormat("PMD faster x%.2f", v.pmd_over_pte);
-  } else if (change.change == stats::Change::kDown) {
-    v.text = absl::StrFormat("REGRESSION: PMD slower than PTE x%.2f", 1 / v.pmd_over_pte);
-  } else if (change.change == stats::Change::kTooFewRuns) {
-    v.text = absl::StrFormat("nothing called: %d pte and %d pmd repeats, 3 a mode are needed to know the spread",
-                             pte->iops.n(), pmd->iops.n());
-  } else {
-    v.text = "no significant difference";
+  return 1;
+}
+
+Verdict JudgeOnTimings(const VariantSummary* base, const VariantSummary* variant) {
+  Verdict v;
+  if (base == nullptr || variant == nullptr || base->iops.median <= 0) return v;
+  v.base = base->mode;
+  v.variant = variant->mode;
+  v.ratio = variant->iops.median / base->iops.median;
+  v.base_runs = static_cast<int>(base->iops.n());
+  v.variant_runs = static_cast<int>(variant->iops.n());
+  v.variant_share = ShareAtRequestedSize(*variant);
+  v.change = stats::JudgeChange(base->iops, variant->iops, {.relative = kMinEffect});
+  switch (v.change.change) {
+    case stats::Change::kUp: v.kind = VerdictKind::kFaster; break;
+    case stats::Change::kDown: v.kind = VerdictKind::kSlower; break;
+    case stats::Change::kTooFewRuns: v.kind = VerdictKind::kTooFewRuns; break;
+    case stats::Change::kNone: v.kind = VerdictKind::kNoDifference; break;
   }
   return v;
 }
@@ -247,17 +249,15 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
     GroupVerdict g;
     g.group = absl::StrCat(std::string(EngineName(pmd.engine)), pmd.numa_label == "default" ? "" : "/" + pmd.numa_label);
     const bool timings = emulation.empty();
-    g.verdict = timings ? JudgePmdOverPte(pte, &pmd) : JudgePmdOverPteBySignature(pte, &pmd, emulation);
+    g.verdict = timings ? JudgeOnTimings(pte, &pmd) : JudgeOnSignature(pte, &pmd, emulation);
+    g.verdict.base = PageIntent::kPte;
+    g.verdict.variant = PageIntent::kPmd;
     // A regression needs its causes; so does any result whose pmd runs were
     // not PMD-mapped, because then it is not a PTE-versus-PMD result at all.
-    const bool regression = absl::StartsWith(g.verdict.text, "REGRESSION") ||
-                            (timings && g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect);
-    if (with_causes && (regression || pmd.pmd_share.median < 0.95)) {
+    const bool regression = g.verdict.regression() ||
+                            (timings && g.verdict.available() && g.verdict.ratio < 1 - kMinEffect);
+    if (with_causes && (regression || ShareAtRequestedSize(pmd) < 0.95)) {
       g.verdict.causes = RegressionCauses(pmd, reuse_file);
-    }
-    if (timings && g.verdict.available && pmd.pmd_share.median < 0.95) {
-      g.verdict.text += absl::StrFormat(" (but the pmd runs were %.1f%% PMD-mapped: not a PMD result)",
-                                        pmd.pmd_share.median * 100);
     }
     groups.push_back(std::move(g));
   }
@@ -324,9 +324,6 @@ absl::Status WarmUp(const CompareConfig& config, const Variant& first, const Fix
   }
   job.fresh_file = true;
   job.unlink = true;
-  if (config.progress && isatty(STDERR_FILENO)) {
-    std::fprintf(stderr, "faultbench: warm-up (not measured): %s\n", first.Label().c_str());
-  }
   RunSettings settings;
   settings.progress = config.progress;
   auto run = ExecuteJobs({job}, settings);
@@ -334,28 +331,11 @@ absl::Status WarmUp(const CompareConfig& config, const Variant& first, const Fix
   return absl::OkStatus();
 }
 
-// Whether any group has both a pte and a pmd variant: with none (one mode
-// asked, or a backing with one page size, as every cell of a device DAX
-// matrix) more rounds have nothing to decide.
-bool AnyPair(const std::vector<GroupVerdict>& groups) {
-  return std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return g.verdict.available; });
-}
-
 // --repeat=auto stops once every group with a pair calls a difference (at
 // its fewest rounds when there is no pair to judge).
 bool Decided(const std::vector<GroupVerdict>& groups) {
   return std::all_of(groups.begin(), groups.end(),
-                     [](const GroupVerdict& g) { return !g.verdict.available || g.verdict.called; });
-}
-
-// What kept the verdicts undecided: each group's evidence that called nothing.
-std::string UndecidedEvidence(const std::vector<GroupVerdict>& groups) {
-  std::string out;
-  for (const GroupVerdict& g : groups) {
-    if (!g.verdict.available || g.verdict.called) continue;
-    absl::StrAppend(&out, out.empty() ? "" : "; ", g.group, ": ", g.verdict.evidence);
-  }
-  return out;
+                     [](const GroupVerdict& g) { return !g.verdict.available() || g.verdict.called(); });
 }
 
 // The variants whose mode the backing can give; the others are named in
@@ -380,10 +360,12 @@ absl::StatusOr<std::vector<Variant>> VariantsTheBackingAllows(const CompareConfi
 
 }  // namespace
 
-absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code) {
+absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config) {
   if (config.repeat < 1) return absl::InvalidArgumentError("--repeat must be >= 1");
   if (config.modes.empty()) return absl::InvalidArgumentError("--modes names no mode");
   CompareOutcome outcome;
+  outcome.workload = config.job;
+  outcome.reuse_file = config.reuse_file;
   const absl::StatusOr<doctor::DoctorReport> location = ExamineLocation(config.job);
   const FixedPageSize fixed = location.ok() ? location->fixed : FixedPageSize{};
   PMSTORE_ASSIGN_OR_RETURN(const std::vector<Variant> variants,
@@ -398,7 +380,10 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
   }
 
   outcome.location = Location(config.job, location);
-  if (config.warmup) PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front(), fixed));
+  if (config.warmup) {
+    if (config.on_run) config.on_run({.warmup = true, .variant = variants.front().Label()});
+    PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front(), fixed));
+  }
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
   std::vector<std::vector<std::string>> runs_taint;
@@ -406,8 +391,10 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
   for (int r = 0; plan.StartRound(); ++r) {
     for (size_t k = 0; k < variants.size(); ++k) {
       const size_t i = r % 2 == 0 ? k : variants.size() - 1 - k;  // alternate the order every repeat
-      if (config.progress && isatty(STDERR_FILENO)) {
-        std::fprintf(stderr, "faultbench: repeat %s: %s\n", plan.RoundLabel().c_str(), variants[i].Label().c_str());
+      if (config.on_run) {
+        const RepeatOutcome so_far = plan.Outcome();
+        config.on_run({.variant = variants[i].Label(), .round = r + 1, .rounds = plan.is_auto() ? 0 : config.repeat,
+                       .elapsed_s = so_far.elapsed_s, .budget_s = so_far.budget_s});
       }
       RunSettings settings;
       settings.progress = config.progress;
@@ -416,20 +403,17 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
         return absl::Status(run.status().code(), absl::StrCat(variants[i].Label(), ": ", run.status().message()));
       }
       Sample sample = SampleOf(*run);
-      if (!sample.error.empty()) {
-        std::fprintf(stderr, "faultbench: %s: %s\n", variants[i].Label().c_str(), sample.error.c_str());
-        exit_code = 1;
-      }
+      if (!sample.error.empty()) outcome.failures.push_back({variants[i].Label(), sample.error});
       samples[i].push_back(sample);
       for (const WorkerResult& w : run->workers) files[i].push_back(w.file);
       runs_taint.push_back(run->taint);
       if (outcome.emulation.empty()) outcome.emulation = run->machine.emulation;
-      outcome.runs.push_back({{"variant", variants[i].Label()},
-                              {"mode", std::string(PageIntentName(variants[i].mode))},
-                              {"engine", std::string(EngineName(variants[i].engine))},
-                              {"numa", variants[i].numa.label},
-                              {"repeat", r},
-                              {"result", RunToJson(*run)}});
+      outcome.runs.push_back({.variant = variants[i].Label(),
+                              .mode = variants[i].mode,
+                              .engine = variants[i].engine,
+                              .numa = variants[i].numa.label,
+                              .repeat = r,
+                              .result = *std::move(run)});
     }
     outcome.variants.clear();
     for (size_t i = 0; i < variants.size(); ++i) {
@@ -441,19 +425,14 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
       plan.EndRound(false);
     }
   }
-  outcome.rounds = plan.rounds();
+  outcome.repeats = plan.Outcome();
   outcome.groups = JudgeGroups(outcome.variants, config.reuse_file, outcome.emulation, true);
-  outcome.repeat_note = plan.is_auto() && !AnyPair(outcome.groups)
-                            ? absl::StrFormat("--repeat=auto: no pte/pmd pair to judge, so the %d rounds a spread needs",
-                                              plan.rounds())
-                            : plan.Note(UndecidedEvidence(outcome.groups));
   outcome.taint = MergeTaint(runs_taint);
   if (config.job.unlink) {
     for (const std::vector<std::string>& variant_files : files) {
       for (const std::string& file : variant_files) {
         if (absl::Status s = UnlinkJobFile(file, "--unlink"); !s.ok()) {
-          std::fprintf(stderr, "faultbench: %s\n", std::string(s.message()).c_str());
-          exit_code = 1;
+          outcome.failures.push_back({"--unlink", std::string(s.message())});
         }
       }
     }
