@@ -2,6 +2,7 @@
 // binary's main file); each subcommand copies them into its library's
 // config struct and calls one entry function.
 #include <cstdio>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,7 +50,15 @@ ABSL_FLAG(std::vector<std::string>, section, {}, "run: run only these job sectio
 // --- run and compare: faultbench's own ------------------------------------------
 ABSL_FLAG(std::string, mapping, "auto",
           "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible), pud (1 GiB aligned: hugetlbfs pagesize=1G, "
-          "device DAX align=1G) or auto (as fio)");
+          "device DAX align=1G), a folio size 16K, 32K, 64K ... 1M (multi-size THP mapped by PTEs: anonymous "
+          "memory and shmem by the per-size knobs, which the run sets and puts back; a file's folios are its file "
+          "system's) or auto (as fio)");
+ABSL_FLAG(std::string, anon, "",
+          "run: anonymous memory instead of a file: --anon (or =private) MAP_PRIVATE|MAP_ANONYMOUS, --anon=shared "
+          "shmem (MAP_SHARED|MAP_ANONYMOUS); needs --size, no --filename");
+ABSL_FLAG(bool, private, false,
+          "run: map the file MAP_PRIVATE: writes are copied on write into anonymous pages (will-it-scale's "
+          "page_fault2), never the file's");
 ABSL_FLAG(std::string, engine, "mmap",
           "run: mmap (memcpy), pmem2 (libpmem2 memcpy + persist), libpmem or dev-dax (as fio's engines)");
 ABSL_FLAG(bool, map_sync, false, "run: require MAP_SYNC (DAX files only)");
@@ -64,8 +73,11 @@ ABSL_FLAG(std::string, output_format, "normal",
           "run, compare, diff, matrix: normal, json or csv (csv: run only)");
 ABSL_FLAG(std::string, output, "", "run, compare, diff, matrix: write the report to this file instead of stdout");
 // --- compare ------------------------------------------------------------------
-ABSL_FLAG(std::string, modes, "pte,pmd",
-          "compare: mapping modes to run (pte, pmd, pud, auto); modes the backing cannot give are named, not run");
+ABSL_FLAG(std::string, variants, "",
+          "compare: the mappings to run, each a --mapping value (pte, a folio size 16K ... 1M, pmd, pud, auto; "
+          "default pte,pmd); each size is judged against the smallest (pte,64K,pmd: 64K/PTE and PMD/PTE); those the "
+          "backing cannot give are named, not run");
+ABSL_FLAG(std::string, modes, "", "compare: the older name of --variants");
 ABSL_FLAG(std::string, engines, "", "compare: engines to run (mmap, pmem2); default: --engine");
 ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g. 'membind=0;membind=1'");
 ABSL_FLAG(std::string, repeat, "3",
@@ -101,6 +113,9 @@ const std::vector<std::string> kFioWorkloadFlags = {
     "name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
     "time_based", "loops", "ramp_time", "randseed", "unlink", "invalidate"};
 const std::vector<std::string> kEngineFlags = {"engine", "map-sync", "prefault"};
+const std::vector<std::string> kMemoryFlags = {"anon", "private"};
+// --anon alone is private anonymous memory.
+const std::map<std::string, std::string> kImplicitValues = {{"anon", "private"}};
 const std::vector<std::string> kNumaFlags = {"cpunodebind", "membind", "preferred", "interleave"};
 const std::vector<std::string> kOutputFlags = {"output-format", "output"};
 
@@ -143,9 +158,18 @@ const std::vector<Subcommand>& Subcommands() {
        "--filename=/dev/daxX.Y maps a device DAX device, with any engine (fio's dev-dax engine\n"
        "needs one); on it and on hugetlbfs the page size is the backing's (align, pagesize), and\n"
        "another --mapping is a one-line error.\n\n"
+       "--anon maps private anonymous memory instead of a file (will-it-scale's page_fault1),\n"
+       "--anon=shared shmem, --private a file copy-on-write (page_fault2); fio has none of these,\n"
+       "and in job files they are anon=private|shared and private=1. --mapping=16K ... 1M asks for\n"
+       "folios of that size mapped by 4 KiB entries: in anonymous memory the run sets the kernel's\n"
+       "per-size THP knobs (that size madvise, every other size never; root) and puts them back\n"
+       "after it, even if the run is killed; a file's folios are its file system's. The folio\n"
+       "sizes behind the range are read back from /proc/self/pagemap and /proc/kpageflags (root)\n"
+       "and reported (JSON jobs[].faultbench.folio_sizes) beside the PMD and PUD shares.\n\n"
        "Examples:\n"
        "  faultbench run --directory=/mnt/t --size=1G --rw=randrw --mapping=pmd\n"
        "  faultbench run --filename=/dev/dax0.0 --size=1G --rw=randwrite --mapping=pud\n"
+       "  faultbench run --anon --size=1G --rw=randwrite --mapping=64K\n"
        "  faultbench run --filename=/dev/shm/f --size=256M --rw=randread --prefault --output-format=json\n"
        "  faultbench run --cpunodebind=block:pmem0 --preferred=block:pmem0 test.fio\n"
        "  faultbench run --section=libpmem-seqread libpmem.fio\n\n"
@@ -153,23 +177,28 @@ const std::vector<Subcommand>& Subcommands() {
        "size beyond free space, unknown NUMA node) or a SIGBUS (the file no longer backs the\n"
        "mapping, e.g. truncated underneath the run: the message names file and offset),\n"
        "3 --strict and the mapping differs.",
-       Flags({kFioWorkloadFlags, {"mapping"}, kEngineFlags, {"fresh-file", "strict", "section"}, kNumaFlags,
-              kOutputFlags})},
+       Flags({kFioWorkloadFlags, {"mapping"}, kMemoryFlags, kEngineFlags, {"fresh-file", "strict", "section"},
+              kNumaFlags, kOutputFlags}),
+       kImplicitValues},
       {"compare", "compare [flags]",
        "Run one workload per mapping mode, repeated in alternating order, and judge PMD vs PTE.",
-       "Takes run's workload flags. Each variant (mode x engine x NUMA set) runs --repeat times on a\n"
-       "fresh file, in alternating order; the table shows medians with the min-max spread, and the\n"
-       "verdict calls a difference only when the spreads do not overlap.\n\n"
+       "Takes run's workload flags. Each variant (mapping of --variants x engine x NUMA set) runs\n"
+       "--repeat times on a fresh file (or fresh anonymous memory), in alternating order; the table\n"
+       "shows medians with the min-max spread. Each size is judged against the smallest of its set\n"
+       "(--variants=pte,64K,pmd: 64K/PTE and PMD/PTE), and a difference is called only when the\n"
+       "spreads do not overlap.\n\n"
        "--numa-matrix runs every (CPU node, memory node) pair instead of --numa-sets and\n"
        "prints the matrix with each cell's verified placement (on DAX: CPU node x the\n"
        "device); --plot then draws a heatmap.\n\n"
        "Examples:\n"
        "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n"
+       "  faultbench compare --anon --size=256M --rw=randwrite --variants=pte,64K,pmd --repeat=auto\n"
        "  faultbench compare --directory=/mnt/t --size=256M --rw=randread --numa-matrix --plot=matrix.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
-       Flags({kFioWorkloadFlags, kEngineFlags, kNumaFlags, kOutputFlags,
-              {"modes", "engines", "numa-sets", "numa-matrix", "repeat", "repeat-budget", "warmup", "reuse-file", "plot",
-               "save-json"}})},
+       Flags({kFioWorkloadFlags, kMemoryFlags, kEngineFlags, kNumaFlags, kOutputFlags,
+              {"variants", "modes", "engines", "numa-sets", "numa-matrix", "repeat", "repeat-budget", "warmup",
+               "reuse-file", "plot", "save-json"}}),
+       kImplicitValues},
       {"diff", "diff --base=PATH[,PATH...] --new=PATH[,PATH...] [flags]",
        "Did anything change between two sets of runs (kernels, builds, file systems, machines), and is it a regression?",
        "PATHs are files or directories of faultbench run or compare JSON, or fio JSON from any\n"
@@ -299,7 +328,8 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
       {"mapping", absl::GetFlag(FLAGS_mapping)},     {"engine", absl::GetFlag(FLAGS_engine)},
       {"cpunodebind", absl::GetFlag(FLAGS_cpunodebind)}, {"membind", absl::GetFlag(FLAGS_membind)},
       {"preferred", absl::GetFlag(FLAGS_preferred)}, {"interleave", absl::GetFlag(FLAGS_interleave)},
-      {"invalidate", absl::GetFlag(FLAGS_invalidate)}, {"randseed", absl::GetFlag(FLAGS_randseed)}};
+      {"invalidate", absl::GetFlag(FLAGS_invalidate)}, {"randseed", absl::GetFlag(FLAGS_randseed)},
+      {"anon", absl::GetFlag(FLAGS_anon)}};
   for (const auto& [key, value] : values) {
     if (value.empty()) continue;
     if (absl::Status s = faultbench::ApplyJobOption(job, key, value); !s.ok()) {
@@ -315,6 +345,7 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
   job.prefault = absl::GetFlag(FLAGS_prefault);
   job.fresh_file = absl::GetFlag(FLAGS_fresh_file);
   job.unlink = absl::GetFlag(FLAGS_unlink);
+  job.private_mapping = absl::GetFlag(FLAGS_private);
   return job;
 }
 
@@ -369,8 +400,13 @@ int Compare(const std::vector<std::string>& args) {
   if (absl::Status s = ParseRepeat(config); !s.ok()) return UsageError(s);
   config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
   config.numa_matrix = absl::GetFlag(FLAGS_numa_matrix);
+  if (!absl::GetFlag(FLAGS_variants).empty() && !absl::GetFlag(FLAGS_modes).empty()) {
+    return UsageError(absl::InvalidArgumentError("--modes is the older name of --variants: give one of them"));
+  }
+  std::string modes = absl::GetFlag(FLAGS_variants).empty() ? absl::GetFlag(FLAGS_modes) : absl::GetFlag(FLAGS_variants);
+  if (modes.empty()) modes = "pte,pmd";
   config.modes.clear();
-  for (absl::string_view mode : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',', absl::SkipWhitespace())) {
+  for (absl::string_view mode : absl::StrSplit(modes, ',', absl::SkipWhitespace())) {
     auto intent = pmstore::mapping::ParsePageIntent(std::string_view(mode.data(), mode.size()));
     if (!intent.ok()) return UsageError(intent.status());
     config.modes.push_back(*intent);

@@ -36,8 +36,13 @@ std::string TooFewRuns(const Verdict& v) {
 json Ratio(const Verdict& v) { return v.available() && v.judged_on_timings() ? json(v.ratio) : json(nullptr); }
 
 json GroupJson(const GroupVerdict& g) {
+  const Verdict& v = g.verdict;
+  const bool pmd_pte = v.base == PageIntent::kPte && v.variant == PageIntent::kPmd;
   return {{"group", g.group},
-          {"pmd_over_pte", Ratio(g.verdict)},
+          {"base", Lower(v.base)},
+          {"variant", Lower(v.variant)},
+          {"ratio", Ratio(v)},
+          {"pmd_over_pte", pmd_pte ? Ratio(v) : json(nullptr)},
           {"verdict", VerdictText(g.verdict)},
           {"called", g.verdict.called()},
           {"judged_on", JudgedOn(g.verdict)},
@@ -63,6 +68,12 @@ bool AnyPud(const CompareOutcome& outcome) {
     if (v.mode == PageIntent::kPud || v.pud_share.max > 0) return true;
   }
   return false;
+}
+
+// A folio column only where a variant asked for a folio size.
+bool AnyFolio(const CompareOutcome& outcome) {
+  return std::any_of(outcome.variants.begin(), outcome.variants.end(),
+                     [](const VariantSummary& v) { return v.mode.is_folio(); });
 }
 
 std::string Workload(const JobOptions& job) {
@@ -144,17 +155,25 @@ std::string WorkloadAndRepeats(const CompareOutcome& outcome) {
 }
 
 std::string CompareText(const CompareOutcome& outcome) {
-  std::string out = absl::StrFormat("faultbench compare: %s, %s files\nin %s\n\n", WorkloadAndRepeats(outcome),
-                                    outcome.reuse_file ? "reused" : "fresh", outcome.location);
+  std::string out = absl::StrFormat(
+      "faultbench compare: %s, %s\nin %s\n\n", WorkloadAndRepeats(outcome),
+      outcome.workload.anonymous() ? "fresh memory" : outcome.reuse_file ? "reused files" : "fresh files",
+      outcome.location);
   const bool pud = AnyPud(outcome);
-  absl::StrAppendFormat(&out, "%-22s %22s %10s %10s %10s %11s %7s%s\n", "variant", "IOPS median [min-max]",
-                        "MiB/s", "p50 ns", "p99 ns", "faults/MiB", "PMD %", pud ? "   PUD %" : "");
+  const bool folio = AnyFolio(outcome);
+  absl::StrAppendFormat(&out, "%-22s %22s %10s %10s %10s %11s %7s%s%s\n", "variant", "IOPS median [min-max]",
+                        "MiB/s", "p50 ns", "p99 ns", "faults/MiB", "PMD %", pud ? "   PUD %" : "",
+                        folio ? " folio %" : "");
   for (const VariantSummary& v : outcome.variants) {
-    absl::StrAppendFormat(&out, "%-22s %8.0f [%5.0fk-%5.0fk] %10.1f %10.0f %10.0f %11.3f %6.1f%%%s\n", v.label,
+    absl::StrAppendFormat(&out, "%-22s %8.0f [%5.0fk-%5.0fk] %10.1f %10.0f %10.0f %11.3f %6.1f%%%s%s\n", v.label,
                           v.iops.median, v.iops.min / 1e3, v.iops.max / 1e3, v.bw_bytes.median / (1 << 20),
                           v.p50_ns.median, v.p99_ns.median, v.faults_per_mib.median, v.pmd_share.median * 100,
-                          pud ? absl::StrFormat(" %6.1f%%", v.pud_share.median * 100) : "");
+                          pud ? absl::StrFormat(" %6.1f%%", v.pud_share.median * 100) : "",
+                          folio ? (v.mode.is_folio() ? absl::StrFormat(" %6.1f%%", v.folio_share.median * 100)
+                                                     : std::string("       -"))
+                                : "");
   }
+  if (folio) absl::StrAppend(&out, "(folio %: of the bytes, those in folios of the size the variant asked for)\n");
   for (const std::string& line : outcome.skipped) absl::StrAppend(&out, "not run: ", line, "\n");
   absl::StrAppend(&out, "\n");
   if (!outcome.emulation.empty()) {
@@ -199,7 +218,8 @@ json CompareJson(const CompareOutcome& outcome) {
                         {"clat_p99_ns", SpreadJson(v.p99_ns)},
                         {"faults_per_mib", SpreadJson(v.faults_per_mib)},
                         {"pmd_share", SpreadJson(v.pmd_share)},
-                        {"pud_share", SpreadJson(v.pud_share)}});
+                        {"pud_share", SpreadJson(v.pud_share)},
+                        {"folio_share", v.mode.is_folio() ? SpreadJson(v.folio_share) : json(nullptr)}});
   }
   json groups = json::array();
   for (const GroupVerdict& g : outcome.groups) groups.push_back(GroupJson(g));
@@ -225,11 +245,14 @@ std::string ComparePlotSvg(const CompareOutcome& outcome) {
   for (const GroupVerdict& g : outcome.groups) chart.subtitles.push_back(VerdictLine(g));
   chart.unit = "IOPS";
   for (const VariantSummary& v : outcome.variants) {
-    // The PMD (for pud, the PUD) share says whether a bar is what its label claims.
+    // The PMD (for pud, the PUD; for a folio size, its folios') share says
+    // whether a bar is what its label claims.
     const bool pud = v.mode == PageIntent::kPud;
-    chart.bars.push_back({v.label,
-                          absl::StrFormat("%s %.1f%%", pud ? "PUD" : "PMD", (pud ? v.pud_share : v.pmd_share).median * 100),
-                          v.iops.median, v.iops.min, v.iops.max, v.iops.sorted});
+    const std::string share =
+        v.mode.is_folio()
+            ? absl::StrFormat("%s %.1f%%", Lower(v.mode), v.folio_share.median * 100)
+            : absl::StrFormat("%s %.1f%%", pud ? "PUD" : "PMD", (pud ? v.pud_share : v.pmd_share).median * 100);
+    chart.bars.push_back({v.label, share, v.iops.median, v.iops.min, v.iops.max, v.iops.sorted});
   }
   return RenderBarChartSvg(chart);
 }

@@ -26,6 +26,9 @@ struct VariantSummary {
   std::string numa_label;
   int cpu_node = -1, mem_node = -1;  // its NUMA set's (a --numa-matrix cell), else -1
   Spread iops, bw_bytes, p50_ns, p99_ns, faults_per_mib, pmd_share, pud_share;
+  // For a folio size: the share of the bytes in folios of that size (where
+  // the folios were read back: root); 0 otherwise.
+  Spread folio_share;
   std::vector<std::string> files;
   // Where the pages and the workers were, over every repeat and worker:
   // sampled pages by node (-1 absent), how that was found, the CPUs used.
@@ -35,7 +38,8 @@ struct VariantSummary {
 };
 
 // What a verdict found, for one pair of variants of one group (engine and
-// NUMA set): the base (pte) against the variant (pmd).
+// NUMA set): the base (the group's smallest size, pte) against a larger
+// size (pmd, or a folio size).
 enum class VerdictKind {
   kNoPair,        // the group lacks one of the two
   kTooFewRuns,    // fewer than 3 repeats on a side: no spread known, nothing called
@@ -62,7 +66,7 @@ struct Verdict {
   int base_runs = 0, variant_runs = 0;
   double base_faults_per_mib = 0, variant_faults_per_mib = 0;  // medians
   double faults_factor = 0;  // mean faults per MiB, base over variant
-  double variant_share = 0;  // median share of the variant's bytes mapped at its size (PMD, PUD)
+  double variant_share = 0;  // median share of the variant's bytes mapped at its size (PMD, PUD, its folios)
   // For a regression, or a variant not mapped at its size: what the doctor
   // found for its files, in its words.
   std::vector<std::string> causes;

@@ -14,6 +14,8 @@
 #include "faultbench/run/page_size_check.h"
 #include "faultbench/run/target.h"
 #include "faultbench/sysfacts/fixed_page_size.h"
+#include "faultbench/sysfacts/read_file.h"
+#include "faultbench/sysfacts/vm_counters.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/tick_clock.h"
 #include "pmstore/base/units.h"
@@ -28,6 +30,7 @@ using pmstore::base::RoundUp;
 // The target as the run will find it: nothing, when --fresh-file deletes it
 // first (a device stays: only regular files are deleted).
 ExistingTarget Existing(const WorkerContext& c) {
+  if (c.job->anonymous()) return {};
   return c.job->fresh_file && !c.fixed.devdax ? ExistingTarget{} : StatTarget(c.file);
 }
 
@@ -54,7 +57,7 @@ absl::Status CheckSpace(const std::vector<WorkerContext>& workers) {
   std::map<std::string, uint64_t> needed;  // directory -> bytes
   std::map<std::string, bool> seen_file;
   for (const WorkerContext& c : workers) {
-    if (c.fixed.fixed() || seen_file[c.file]) continue;
+    if (c.job->anonymous() || c.fixed.fixed() || seen_file[c.file]) continue;
     seen_file[c.file] = true;
     const uint64_t want = RoundUp(c.file_size, kHugePageSize);
     const uint64_t have = Existing(c).allocated;
@@ -70,6 +73,19 @@ absl::Status CheckSpace(const std::vector<WorkerContext>& workers) {
     }
   }
   return absl::OkStatus();
+}
+
+// Anonymous memory is RAM (and swap, which would measure the disk): the
+// run's must fit in what the kernel says is available.
+absl::Status CheckMemory(const std::vector<WorkerContext>& workers) {
+  uint64_t anon = 0;
+  for (const WorkerContext& c : workers) anon += c.job->anonymous() ? c.file_size : 0;
+  if (anon == 0) return absl::OkStatus();
+  const std::optional<uint64_t> available_kb = MeminfoKb(ReadWholeFile("/proc/meminfo"), "MemAvailable");
+  if (!available_kb || anon <= *available_kb << 10) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat("--anon: the run needs ", FormatBytes(anon),
+                                                   " of anonymous memory, and MemAvailable is ",
+                                                   FormatBytes(*available_kb << 10), ": give a smaller --size"));
 }
 
 absl::Status CheckDirectory(const std::string& file) {
@@ -88,7 +104,9 @@ absl::Status CheckDirectory(const std::string& file) {
 // enough for all of them (the others wait for it: SharedFileLatches).
 void ShareFiles(std::vector<WorkerContext>& workers, const std::vector<size_t>& stage) {
   std::map<std::string, std::vector<size_t>> by_file;
-  for (size_t i : stage) by_file[workers[i].file].push_back(i);
+  for (size_t i : stage) {
+    if (!workers[i].job->anonymous()) by_file[workers[i].file].push_back(i);  // anonymous memory is each worker's own
+  }
   for (const auto& [file, sharing] : by_file) {
     uint64_t size = 0;
     for (size_t i : sharing) size = std::max(size, workers[i].file_size);
@@ -125,7 +143,9 @@ absl::StatusOr<RunPlan> PlanRun(const std::vector<JobOptions>& jobs) {
     const JobOptions& job = (*plan.jobs_)[j];
     PMSTORE_RETURN_IF_ERROR(ValidateJob(job));
     PMSTORE_ASSIGN_OR_RETURN(ResolvedNuma numa, ResolveNuma(job.numa));
-    const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(job, 0));  // what backs the job: read once
+    // What backs the job, read once: nothing fixes anonymous memory's page size.
+    const FixedPageSize fixed = job.anonymous() ? FixedPageSize{} : ReadFixedPageSize(WorkerFilePath(job, 0));
+    if (!job.anonymous()) PMSTORE_RETURN_IF_ERROR(CheckFolioFits(job, WorkerFilePath(job, 0)));
     for (int w = 0; w < job.numjobs; ++w) {
       WorkerContext c;
       c.job = &job;
@@ -135,7 +155,8 @@ absl::StatusOr<RunPlan> PlanRun(const std::vector<JobOptions>& jobs) {
       c.stage = stage[j];
       c.file = WorkerFilePath(job, w);
       c.fixed = fixed;
-      if (!fixed.devdax) PMSTORE_RETURN_IF_ERROR(CheckDirectory(c.file));  // a device is not a file in a directory
+      // A device is not a file in a directory, and anonymous memory is no file at all.
+      if (!fixed.devdax && !job.anonymous()) PMSTORE_RETURN_IF_ERROR(CheckDirectory(c.file));
       PMSTORE_ASSIGN_OR_RETURN(c.layout, LayOutWorker(job, w, Existing(c).size));
       c.file_size = c.layout.file_size;
       const size_t thread = plan.workers_.size();
@@ -151,6 +172,8 @@ absl::StatusOr<RunPlan> PlanRun(const std::vector<JobOptions>& jobs) {
   for (const std::vector<size_t>& members : plan.stages_) ShareFiles(plan.workers_, members);
   PMSTORE_RETURN_IF_ERROR(CheckFixedPageSizeJobs(plan.workers_));
   PMSTORE_RETURN_IF_ERROR(CheckSpace(plan.workers_));
+  PMSTORE_RETURN_IF_ERROR(CheckMemory(plan.workers_));
+  PMSTORE_ASSIGN_OR_RETURN(plan.knob_writes_, KnobWritesForRun(jobs));
   return plan;
 }
 

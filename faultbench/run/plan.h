@@ -1,6 +1,7 @@
 // A run's jobs resolved once, before anything is made or mapped: for each
 // job what backs its files (FixedPageSize: device DAX, hugetlbfs, or
-// neither) and its NUMA placement; for each worker its file, its layout in
+// neither; nothing for anonymous memory) and its NUMA placement; the THP
+// knobs the run must set (thp_knobs.h); for each worker its file, its layout in
 // it (offset, range, file size), its seed, its CPUs, its stage and fio's
 // groupid, and which worker of a stage makes a file the others share.
 // Everything that can be checked without touching a file is checked here
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "faultbench/run/thp_knobs.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/workload/job_options.h"
 
@@ -40,6 +42,9 @@ class RunPlan {
   const std::vector<WorkerContext>& workers() const { return workers_; }
   // Indices into workers(), stonewall stage by stage.
   const std::vector<std::vector<size_t>>& stages() const { return stages_; }
+  // The per-size THP knobs the run sets while it runs (anonymous memory
+  // with a folio size or pmd); empty for most runs.
+  const std::vector<KnobWrite>& knob_writes() const { return knob_writes_; }
 
  private:
   friend absl::StatusOr<RunPlan> PlanRun(const std::vector<JobOptions>& jobs);
@@ -48,6 +53,7 @@ class RunPlan {
   std::unique_ptr<std::vector<JobOptions>> jobs_;  // held by pointer: stays put when the plan moves
   std::vector<WorkerContext> workers_;
   std::vector<std::vector<size_t>> stages_;
+  std::vector<KnobWrite> knob_writes_;
 };
 
 // The directory that holds a job's file ("." for a bare name).
@@ -62,8 +68,9 @@ uint64_t WorkerSeed(const JobOptions& job, size_t thread);
 
 // Resolves `jobs` (see above). InvalidArgument (a bad option, an unknown
 // NUMA node, a mapping the backing cannot give), NotFound (a missing
-// directory), PermissionDenied (a device that cannot be opened),
-// ResourceExhausted (the files do not fit in the free space or the pool).
+// directory), PermissionDenied (a device that cannot be opened, THP knobs
+// to set without root), ResourceExhausted (the files do not fit in the
+// free space or the pool, anonymous memory beyond MemAvailable).
 absl::StatusOr<RunPlan> PlanRun(const std::vector<JobOptions>& jobs);
 
 }  // namespace faultbench

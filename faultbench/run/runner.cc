@@ -14,11 +14,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/measure/dax_trace.h"
 #include "faultbench/run/plan.h"
 #include "faultbench/run/progress_line.h"
 #include "faultbench/run/signature_probe.h"
+#include "faultbench/run/thp_knobs.h"
 #include "faultbench/run/worker.h"
 #include "faultbench/sysfacts/mount.h"
 #include "faultbench/taint/taint.h"
@@ -36,6 +38,7 @@ using pmstore::base::kHugePageSize;
 // The mount holding a file, recorded with the run: a comparison of runs
 // must know whether they ran on the same kind of file system.
 MountFacts FileSystemOf(const std::string& file) {
+  if (file.empty()) return {};  // anonymous memory: no file system
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::canonical(DirectoryOf(file), ec);
   if (ec) return {};
@@ -152,11 +155,53 @@ void RunStages(const RunSettings& settings, const Execution& plan, RunResult& ru
   SetWorkerParts(run.workers, run.signature);
 }
 
+// Why anonymous memory did not get the folio size it asked for: the
+// kernel's per-size fallback counters, and reads of memory never written
+// (the shared zero page is no folio).
+std::vector<std::string> AnonymousReasons(const WorkerResult& w, const RunSignature& signature) {
+  std::vector<std::string> reasons;
+  const std::string size = pmstore::mapping::SizeName(pmstore::mapping::IntentPageSize(w.mapping.requested));
+  const char* counter = w.job.anon == AnonMemory::kShared ? ".shmem_fallback" : ".anon_fault_fallback";
+  if (const auto it = signature.mthp_deltas.find(size + counter); it != signature.mthp_deltas.end() && it->second > 0) {
+    reasons.push_back(absl::StrCat("the kernel fell back from ", size, " folios ", it->second,
+                                   " times (", size, counter, "): no free block of that size (fragmented memory) or "
+                                   "the memory cgroup's limit"));
+  }
+  if (w.mapping.folios && w.mapping.folios->zero_page_bytes > 0) {
+    reasons.push_back(absl::StrCat(pmstore::base::FormatBytes(w.mapping.folios->zero_page_bytes),
+                                   " were read before anything wrote them and map the shared zero page, no folio: "
+                                   "write first (--rw=write or randwrite, or --prefault of a job that writes)"));
+  }
+  if (reasons.empty()) reasons.push_back("no fallback was counted: see the run's folio sizes and its THP knobs");
+  return reasons;
+}
+
+// "4K and 64K": the sizes of a census, smallest first.
+std::string FolioSizesOf(const pmstore::mapping::FolioCensus& census) {
+  std::vector<std::string> sizes;
+  for (const auto& [size, count] : census.folios) sizes.push_back(pmstore::mapping::SizeName(size));
+  if (sizes.empty()) return "no";
+  const std::string last = sizes.back();
+  sizes.pop_back();
+  return sizes.empty() ? last : absl::StrCat(absl::StrJoin(sizes, ", "), " and ", last);
+}
+
 // A worker whose mapping differs from its request carries what the doctor
-// finds for its file.
+// finds for its file (for anonymous memory, what the kernel counted).
 void AskTheDoctorWhy(RunResult& run) {
   for (WorkerResult& w : run.workers) {
     if (!w.error.empty() || !w.mapping.DiffersFromRequest()) continue;
+    if (w.job.anonymous()) {
+      w.doctor_reasons = AnonymousReasons(w, run.signature);
+      continue;
+    }
+    if (w.mapping.requested.is_folio() && w.mapping.folios) {
+      w.doctor_reasons.push_back(absl::StrCat(
+          "the page cache holds this range in ", FolioSizesOf(*w.mapping.folios),
+          " folios: a file's folio sizes are its file system's (its read-ahead and writes choose them: ext4 from "
+          "Linux 6.16, xfs from 5.18; tmpfs by its huge= option), not the mapping's"));
+      continue;
+    }
     auto report = doctor::Examine(w.file);
     if (report.ok()) {
       for (const auto& blocker : report->blockers) w.doctor_reasons.push_back(blocker.reason);
@@ -203,7 +248,15 @@ absl::StatusOr<RunResult> ExecutePlan(const RunPlan& plan, const RunSettings& se
   run.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
   run.filesystem = FileSystemOf(execution.contexts.front().file);
-  RunStages(settings, execution, run);
+  {
+    // The THP knobs the run needs, for the run alone: put back when this
+    // scope ends (or by their watchdog, should the process die first).
+    PMSTORE_ASSIGN_OR_RETURN(const std::unique_ptr<KnobSetting> knobs, KnobSetting::Apply(plan.knob_writes()));
+    for (size_t i = 0; i < plan.knob_writes().size(); ++i) {
+      run.thp_knobs.push_back({plan.knob_writes()[i].path, plan.knob_writes()[i].value, knobs->old_values()[i].value});
+    }
+    RunStages(settings, execution, run);
+  }
   AskTheDoctorWhy(run);
   UnlinkJobFiles(run);  // only now, once the doctor has looked at the files it needed
   run.taint = TaintLines(run.machine, CpuBusyFraction(run));

@@ -2,6 +2,7 @@
 // parsable output, job files, compare's summary and plot.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -467,7 +468,39 @@ TEST(FaultbenchCli, PudWhereNothingMaps1GiBIsAOneLineError) {
   ExpectOneLineUsageError(Faultbench("compare --directory=" + jobs + " --size=4M --modes=pud --repeat=1", dir),
                           "only hugetlbfs with pagesize=1G and device DAX with align=1G");
   ExpectOneLineUsageError(Faultbench("run --directory=" + jobs + " --size=4M --mapping=pgd", dir),
-                          "use pmd, pte, pud or auto");
+                          "use pte, pmd, pud, auto or a folio size");
+}
+
+// --anon's mistakes are one line each, before anything is mapped.
+TEST(FaultbenchCli, AnonymousMemoryRefusesWhatItCannotBe) {
+  TempDir dir;
+  ExpectOneLineUsageError(Faultbench("run --anon --size=4M --filename=" + dir.File("f"), dir),
+                          "--anon maps anonymous memory, not a file");
+  ExpectOneLineUsageError(Faultbench("run --anon", dir), "--anon needs --size");
+  ExpectOneLineUsageError(Faultbench("run --anon --size=4M --mapping=pud", dir),
+                          "anonymous memory has no 1 GiB transparent huge pages");
+  ExpectOneLineUsageError(Faultbench("run --anon=both --size=4M", dir), "use private");
+  ExpectOneLineUsageError(Faultbench("run --anon --size=4M --engine=pmem2", dir), "need a file");
+  ExpectOneLineUsageError(Faultbench("run --anon --size=4M --mapping=48K", dir), "a power of two from 8K to 1M");
+  ExpectOneLineUsageError(Faultbench("compare --anon --size=4M --variants=pte --modes=pmd", dir),
+                          "--modes is the older name of --variants");
+}
+
+// Without root a run that needs THP knobs set says which, and how to set them.
+TEST(FaultbenchCli, AnonymousFolioSizeWithoutRootNamesTheKnobsToSet) {
+  if (geteuid() != 0) GTEST_SKIP() << "runs the binary as nobody from root";
+  if (access("/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled", F_OK) != 0) {
+    GTEST_SKIP() << "this kernel has no 64K THP knob";
+  }
+  const Result nobody =
+      RunCommand("setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(FAULTBENCH_BINARY) +
+                 " run --anon --size=4M --rw=randwrite --mapping=64K");
+  if (nobody.err.find("hugepages-64kB/enabled") == std::string::npos && nobody.status == 0) {
+    GTEST_SKIP() << "the knobs are already as the run needs them: nothing to set";
+  }
+  ExpectOneLineUsageError(nobody, "run as root, or set them yourself: echo ");
+  EXPECT_NE(nobody.err.find("echo madvise > /sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled"),
+            std::string::npos) << nobody.err;
 }
 
 // Every node pair of this machine (one node here): the matrix, its
