@@ -16,6 +16,7 @@
 #include "faultbench/cli/diff_command.h"
 #include "faultbench/cli/matrix_command.h"
 #include "faultbench/cli/run_command.h"
+#include "faultbench/cli/scale_command.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/cli.h"
@@ -70,8 +71,9 @@ ABSL_FLAG(std::string, membind, "", "run: allocate only from these nodes");
 ABSL_FLAG(std::string, preferred, "", "run: allocate from this node first");
 ABSL_FLAG(std::string, interleave, "", "run: interleave pages over these nodes");
 ABSL_FLAG(std::string, output_format, "normal",
-          "run, compare, diff, matrix: normal, json or csv (csv: run only)");
-ABSL_FLAG(std::string, output, "", "run, compare, diff, matrix: write the report to this file instead of stdout");
+          "run, compare, scale, diff, matrix: normal, json or csv (csv: run only)");
+ABSL_FLAG(std::string, output, "",
+          "run, compare, scale, diff, matrix: write the report to this file instead of stdout");
 // --- compare ------------------------------------------------------------------
 ABSL_FLAG(std::string, variants, "",
           "compare: the mappings to run, each a --mapping value (pte, a folio size 16K ... 1M, pmd, pud, auto; "
@@ -81,17 +83,22 @@ ABSL_FLAG(std::string, modes, "", "compare: the older name of --variants");
 ABSL_FLAG(std::string, engines, "", "compare: engines to run (mmap, pmem2); default: --engine");
 ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g. 'membind=0;membind=1'");
 ABSL_FLAG(std::string, repeat, "3",
-          "compare: runs per variant, or auto: rounds until the verdict is decided or --repeat-budget runs out");
+          "compare: runs per variant, or auto: rounds until the verdict is decided or --repeat-budget runs out; "
+          "scale: runs per point");
 ABSL_FLAG(std::string, repeat_budget, "60s", "compare: --repeat=auto stops before a round would end past this time");
 ABSL_FLAG(bool, warmup, true, "compare: one unmeasured run first (memory the hypervisor took back is touched again)");
 ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reproduces 4 KiB carryover)");
 ABSL_FLAG(std::string, plot, "",
           "compare: write an SVG bar chart (median, min-max, a dot per repeat) to this file; diff: its chart; "
-          "matrix: a heatmap per figure that changed");
+          "matrix: a heatmap per figure that changed; scale: the curve of faults/s against tasks");
 ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to this file (the report still goes to --output)");
 ABSL_FLAG(bool, numa_matrix, false,
           "compare: run every (CPU node, memory node) pair (on DAX: CPU node x the device) and print the matrix; "
           "--plot draws it as a heatmap");
+// --- scale ------------------------------------------------------------------
+ABSL_FLAG(std::string, tasks, "1,2", "scale: numbers of tasks to run the job with, e.g. 1,2,4");
+ABSL_FLAG(std::string, mode, "threads,processes",
+          "scale: threads (workers of one process, one address space), processes, or both");
 // --- diff -------------------------------------------------------------------
 ABSL_FLAG(std::string, base, "", "diff: the base side: result files or directories, comma-separated");
 ABSL_FLAG(std::string, new, "", "diff: the new side: result files or directories, comma-separated");
@@ -198,6 +205,27 @@ const std::vector<Subcommand>& Subcommands() {
        Flags({kFioWorkloadFlags, kMemoryFlags, kEngineFlags, kNumaFlags, kOutputFlags,
               {"variants", "modes", "engines", "numa-sets", "numa-matrix", "repeat", "repeat-budget", "warmup",
                "reuse-file", "plot", "save-json"}}),
+       kImplicitValues},
+      {"scale", "scale --tasks=N[,N...] [--mode=threads|processes|threads,processes] [flags]",
+       "How page faults scale with tasks: the job run by 1, 2, 4 ... tasks, as threads and as processes.",
+       "Takes run's workload flags for one task's job (will-it-scale's page_fault1 is --anon\n"
+       "--rw=write; page_fault2 --private; page_fault3 a file). Each point runs the job with N\n"
+       "tasks at once, each with memory or a file of its own: threads are workers of one process\n"
+       "(one address space: one mmap_lock, per-VMA locks since 6.4), processes are N processes held\n"
+       "at the same two lines as a run's workers. A task's rate is the faults of its fault phase\n"
+       "(the first touch of every block: the populate call with --prefault) over that phase's\n"
+       "time; the total is their sum. Every point runs --repeat times (default 3), in alternating\n"
+       "order, from fresh files or fresh memory. The table shows faults/s in total and per task\n"
+       "(median [min-max]) and each point's signature (faults/MiB, PMD share, vmstat, the per-size\n"
+       "THP counters, folio sizes); --plot draws total faults/s against tasks, threads against\n"
+       "processes. Under emulation (qemu TCG) the counts hold and the rates are not figures.\n\n"
+       "Examples:\n"
+       "  faultbench scale --anon --size=128M --rw=write --tasks=1,2,4 --plot=scale.svg\n"
+       "  faultbench scale --anon --size=64M --rw=write --mapping=64K --tasks=1,2 --mode=processes\n"
+       "  faultbench scale --directory=/mnt/t --size=64M --rw=write --private --tasks=1,2\n\n"
+       "Exit status: 0 done, 1 a task failed (or --plot could not be written), 2 bad usage.",
+       Flags({kFioWorkloadFlags, {"mapping"}, kMemoryFlags, kEngineFlags, kNumaFlags, kOutputFlags,
+              {"tasks", "mode", "repeat", "plot"}}),
        kImplicitValues},
       {"diff", "diff --base=PATH[,PATH...] --new=PATH[,PATH...] [flags]",
        "Did anything change between two sets of runs (kernels, builds, file systems, machines), and is it a regression?",
@@ -424,8 +452,36 @@ int Compare(const std::vector<std::string>& args) {
   return faultbench::CompareCommand(command);
 }
 
+int Scale(const std::vector<std::string>& args) {
+  if (!args.empty()) return UsageError(absl::InvalidArgumentError("scale takes no arguments, only flags"));
+  auto job = JobFromFlags();
+  if (!job.ok()) return UsageError(job.status());
+  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  if (!format.ok()) return UsageError(format.status());
+  if (*format == faultbench::OutputFormat::kCsv) {
+    return UsageError(absl::InvalidArgumentError("scale: --output-format is normal or json"));
+  }
+  faultbench::ScaleCommandConfig command;
+  command.format = *format;
+  command.output_path = absl::GetFlag(FLAGS_output);
+  command.plot_path = absl::GetFlag(FLAGS_plot);
+  command.scale.job = *job;
+  auto tasks = faultbench::ParseTasks(absl::GetFlag(FLAGS_tasks));
+  if (!tasks.ok()) return UsageError(tasks.status());
+  command.scale.tasks = *tasks;
+  auto modes = faultbench::ParseScaleModes(absl::GetFlag(FLAGS_mode));
+  if (!modes.ok()) return UsageError(modes.status());
+  command.scale.modes = *modes;
+  const std::string repeat = absl::GetFlag(FLAGS_repeat);
+  if (!absl::SimpleAtoi(repeat, &command.scale.repeat) || command.scale.repeat < 1) {
+    return UsageError(absl::InvalidArgumentError("--repeat: '" + repeat + "' is not a count >= 1"));
+  }
+  return faultbench::ScaleCommand(command);
+}
+
 int Dispatch(const std::string& name, const std::vector<std::string>& args) {
   if (name == "doctor") return RunDoctor(args);
+  if (name == "scale") return Scale(args);
   if (name == "run") return Run(args);
   if (name == "diff") return Diff(args);
   if (name == "matrix") return Matrix(args);

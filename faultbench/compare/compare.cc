@@ -299,8 +299,8 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
 // "./data (ext4, page cache)", "/mnt/t (tmpfs huge=always, shmem)": a
 // comparison means little without the file system it ran on.
 std::string Location(const JobOptions& job, const absl::StatusOr<doctor::DoctorReport>& report) {
-  if (job.anonymous()) return job.MemoryName() == "anon shared" ? "anonymous shared memory (shmem)" : "anonymous private memory";
-  const std::string path = job.directory.empty() ? job.filename : job.directory;
+  const std::string path = job.Location();
+  if (job.anonymous()) return path;
   if (!report.ok()) return path;
   if (report->fixed.devdax) {
     return absl::StrCat(path, " (device dax, align ", pmstore::base::FormatBytes(report->fixed.page_size), ")");

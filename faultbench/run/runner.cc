@@ -85,7 +85,8 @@ Execution Arm(const RunPlan& plan, const RunSettings& settings) {
       for (size_t i : sharing) e.contexts[i].file_ready = e.latches.back().get();
     }
     e.latches.push_back(std::make_unique<std::latch>(static_cast<std::ptrdiff_t>(members.size())));
-    e.probes.push_back(std::make_unique<SignatureProbe>(static_cast<std::ptrdiff_t>(members.size())));
+    e.probes.push_back(
+        std::make_unique<SignatureProbe>(static_cast<std::ptrdiff_t>(members.size()), settings.line_hook));
     for (size_t i : members) {
       e.contexts[i].start_line = e.latches.back().get();
       e.contexts[i].probe = e.probes.back().get();
@@ -251,9 +252,11 @@ absl::StatusOr<RunResult> ExecutePlan(const RunPlan& plan, const RunSettings& se
   {
     // The THP knobs the run needs, for the run alone: put back when this
     // scope ends (or by their watchdog, should the process die first).
-    PMSTORE_ASSIGN_OR_RETURN(const std::unique_ptr<KnobSetting> knobs, KnobSetting::Apply(plan.knob_writes()));
-    for (size_t i = 0; i < plan.knob_writes().size(); ++i) {
-      run.thp_knobs.push_back({plan.knob_writes()[i].path, plan.knob_writes()[i].value, knobs->old_values()[i].value});
+    const std::vector<KnobWrite> none;
+    const std::vector<KnobWrite>& writes = settings.set_thp_knobs ? plan.knob_writes() : none;
+    PMSTORE_ASSIGN_OR_RETURN(const std::unique_ptr<KnobSetting> knobs, KnobSetting::Apply(writes));
+    for (size_t i = 0; i < writes.size(); ++i) {
+      run.thp_knobs.push_back({writes[i].path, writes[i].value, knobs->old_values()[i].value});
     }
     RunStages(settings, execution, run);
   }

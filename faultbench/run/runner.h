@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "faultbench/result/run_result.h"
 #include "faultbench/run/plan.h"
+#include "faultbench/run/signature_probe.h"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {
@@ -30,6 +31,13 @@ struct RunSettings {
   // Tests: when set, receives the block offsets of every measured I/O,
   // one vector per worker in the order of RunResult::workers.
   std::vector<std::vector<uint64_t>>* offset_logs = nullptr;
+  // Called at every stage's start and finish lines (signature_probe.h);
+  // null: none. Must outlive the run.
+  LineHook* line_hook = nullptr;
+  // Set the THP knobs the plan needs (plan.h knob_writes) for the run; false
+  // where a caller has set them already for several runs at once (scale's
+  // processes).
+  bool set_thp_knobs = true;
 };
 
 // Executes `plan` once. The errors a plan could not foresee are the

@@ -158,6 +158,12 @@ std::string JobOptions::MemoryName() const {
   return private_mapping ? "file private" : "file shared";
 }
 
+std::string JobOptions::Location() const {
+  if (anon == AnonMemory::kPrivate) return "anonymous private memory";
+  if (anon == AnonMemory::kShared) return "anonymous shared memory (shmem)";
+  return directory.empty() ? filename : directory;
+}
+
 std::string_view FallocateName(Fallocate mode) {
   switch (mode) {
     case Fallocate::kNative: return "native";

@@ -177,6 +177,9 @@ struct JobOptions {
   bool anonymous() const { return anon != AnonMemory::kNone; }
   // "file shared", "file private", "anon private", "anon shared".
   std::string MemoryName() const;
+  // Where the job's memory is, for a report's headline: its directory or
+  // file, or "anonymous private memory", "anonymous shared memory (shmem)".
+  std::string Location() const;
   bool invalidates() const { return invalidate.Get(from_job_file); }
   FadviseHint fadvises() const { return fadvise_hint.Get(from_job_file); }
   bool scrambles() const { return scramble_buffers.Get(from_job_file); }
