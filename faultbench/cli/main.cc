@@ -284,6 +284,16 @@ const std::vector<Subcommand>& Subcommands() {
   return kSubcommands;
 }
 
+// --output-format for a subcommand whose report is normal text or JSON.
+absl::StatusOr<faultbench::OutputFormat> TextOrJson(const char* subcommand) {
+  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  if (!format.ok()) return format.status();
+  if (*format == faultbench::OutputFormat::kCsv) {
+    return absl::InvalidArgumentError(absl::StrCat(subcommand, ": --output-format is normal or json"));
+  }
+  return format;
+}
+
 std::vector<std::string> Paths(const std::string& list) {
   std::vector<std::string> paths;
   for (absl::string_view path : absl::StrSplit(list, ',', absl::SkipWhitespace())) paths.emplace_back(path);
@@ -303,11 +313,8 @@ int Diff(const std::vector<std::string>& args) {
   config.diff.under_test = *under_test;
   config.diff.rule = absl::GetFlag(FLAGS_any_change) ? faultbench::diff::VerdictRule::kAnyChange
                                                      : faultbench::diff::VerdictRule::kRegressions;
-  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  auto format = TextOrJson("diff");
   if (!format.ok()) return UsageError(format.status());
-  if (*format == faultbench::OutputFormat::kCsv) {
-    return UsageError(absl::InvalidArgumentError("diff: --output-format is normal or json"));
-  }
   config.format = *format;
   config.output_path = absl::GetFlag(FLAGS_output);
   config.plot_path = absl::GetFlag(FLAGS_plot);
@@ -319,11 +326,8 @@ int Matrix(const std::vector<std::string>& args) {
     return UsageError(absl::InvalidArgumentError(
         "matrix takes exactly one DIR, the directory scripts/kernel-matrix made (see 'faultbench help matrix')"));
   }
-  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  auto format = TextOrJson("matrix");
   if (!format.ok()) return UsageError(format.status());
-  if (*format == faultbench::OutputFormat::kCsv) {
-    return UsageError(absl::InvalidArgumentError("matrix: --output-format is normal or json"));
-  }
   faultbench::MatrixCommandConfig config;
   config.dir = args[0];
   config.format = *format;
@@ -413,11 +417,8 @@ int Compare(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError(absl::InvalidArgumentError("compare takes no arguments, only flags"));
   auto job = JobFromFlags();
   if (!job.ok()) return UsageError(job.status());
-  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  auto format = TextOrJson("compare");
   if (!format.ok()) return UsageError(format.status());
-  if (*format == faultbench::OutputFormat::kCsv) {
-    return UsageError(absl::InvalidArgumentError("compare: --output-format is normal or json"));
-  }
   faultbench::CompareCommandConfig command;
   command.format = *format;
   command.output_path = absl::GetFlag(FLAGS_output);
@@ -456,11 +457,8 @@ int Scale(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError(absl::InvalidArgumentError("scale takes no arguments, only flags"));
   auto job = JobFromFlags();
   if (!job.ok()) return UsageError(job.status());
-  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  auto format = TextOrJson("scale");
   if (!format.ok()) return UsageError(format.status());
-  if (*format == faultbench::OutputFormat::kCsv) {
-    return UsageError(absl::InvalidArgumentError("scale: --output-format is normal or json"));
-  }
   faultbench::ScaleCommandConfig command;
   command.format = *format;
   command.output_path = absl::GetFlag(FLAGS_output);

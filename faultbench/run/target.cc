@@ -132,6 +132,8 @@ absl::StatusOr<Target> OpenAndMapTarget(const JobOptions& job, const std::string
   options.map_sync = job.map_sync;
   options.private_copy = job.private_mapping;
   if (job.anonymous()) {
+    page_cache.invalidate_source = std::string(job.invalidate.Source(job.from_job_file));
+    page_cache.fadvise_source = std::string(job.fadvise_hint.Source(job.from_job_file));
     page_cache.action = "not applied: anonymous memory has no page cache";
     page_cache.fadvise = "none";
     PMSTORE_ASSIGN_OR_RETURN(target.mapping, Mapping::CreateAnonymous(anon_bytes, job.anon == AnonMemory::kShared,

@@ -3,14 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "support/occurrences.h"
+
 namespace faultbench {
 namespace {
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 TEST(LineChart, ALinePerSeriesADotPerValueAndATickPerTaskCount) {
   LineChart chart;
@@ -21,8 +17,8 @@ TEST(LineChart, ALinePerSeriesADotPerValueAndATickPerTaskCount) {
   chart.series.push_back({"processes", {{1, 95e3, {95e3}}, {4, 300e3, {290e3, 310e3}}}});
   const std::string svg = RenderLineChartSvg(chart);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
-  EXPECT_EQ(Count(svg, "<polyline"), 2u);
-  EXPECT_EQ(Count(svg, "<circle"), 3u + 3 + 1 + 2);
+  EXPECT_EQ(Occurrences(svg, "<polyline"), 2u);
+  EXPECT_EQ(Occurrences(svg, "<circle"), 3u + 3 + 1 + 2);
   EXPECT_NE(svg.find("scale &lt;anon&gt;"), std::string::npos) << "text is escaped";
   for (const char* tick : {">1<", ">2<", ">4<"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
   EXPECT_NE(svg.find(">threads<"), std::string::npos);
@@ -31,7 +27,7 @@ TEST(LineChart, ALinePerSeriesADotPerValueAndATickPerTaskCount) {
 
 TEST(LineChart, NoValuesStillDrawsTheAxes) {
   const std::string svg = RenderLineChartSvg(LineChart{});
-  EXPECT_EQ(Count(svg, "<polyline"), 0u);
+  EXPECT_EQ(Occurrences(svg, "<polyline"), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 
