@@ -67,7 +67,8 @@ std::string RenderLineChartSvg(const LineChart& chart) {
   }
   absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", left + kPlotWidth / 2,
                         bottom + 2 * kLineHeight, Escape(chart.x_label));
-  absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\">%s</text>\n", kMargin, top - 8, Escape(chart.y_label));
+  // The y axis' label on a row of its own, the legend on the row under it.
+  absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\">%s</text>\n", kMargin, top - 26, Escape(chart.y_label));
   // Each series: its line through the medians, a whisker and dots per point, and its legend entry.
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const LineSeries& s = chart.series[i];
@@ -93,7 +94,7 @@ std::string RenderLineChartSvg(const LineChart& chart) {
     absl::StrAppendFormat(&svg,
                           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>"
                           "<text x=\"%d\" y=\"%d\">%s</text>\n",
-                          legend_x, top - 12, legend_x + 20, top - 12, colour, legend_x + 26, top - 8, Escape(s.name));
+                          legend_x, top - 10, legend_x + 20, top - 10, colour, legend_x + 26, top - 6, Escape(s.name));
   }
   if (!chart.footer.empty()) {
     absl::StrAppendFormat(&svg, "<text x=\"%d\" y=\"%d\">%s</text>\n", kMargin, bottom + 3 * kLineHeight,
