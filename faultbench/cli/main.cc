@@ -151,7 +151,8 @@ const std::vector<Subcommand>& Subcommands() {
        "Exit status: 0 report printed, 2 bad usage or PATH does not exist.",
        {"json"}},
       {"run", "run [flags] [JOB.fio...]",
-       "Run a fio-style workload over mmap'd files and report what it cost and which mapping it got.",
+       "Run a fio-style workload over mmap'd files or anonymous memory and report what it cost and which "
+       "mapping and folio sizes it got.",
        "Each worker maps its file with the requested page size, issues bs-sized memcpys in\n"
        "the order of --rw (random orders cover every block once per loop unless norandommap or\n"
        "random_distribution say otherwise), times every I/O,\n"
@@ -188,7 +189,8 @@ const std::vector<Subcommand>& Subcommands() {
               kNumaFlags, kOutputFlags}),
        kImplicitValues},
       {"compare", "compare [flags]",
-       "Run one workload per mapping mode, repeated in alternating order, and judge PMD vs PTE.",
+       "Run one workload per mapping (pte, a folio size, pmd, pud), repeated in alternating order, and judge "
+       "each size against the smallest.",
        "Takes run's workload flags. Each variant (mapping of --variants x engine x NUMA set) runs\n"
        "--repeat times on a fresh file (or fresh anonymous memory), in alternating order; the table\n"
        "shows medians with the min-max spread. Each size is judged against the smallest of its set\n"
@@ -496,8 +498,9 @@ int main(int argc, char** argv) {
   const int status = pmstore::base::RunMain(
       argc, argv, "faultbench",
       "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
-      "files, device DAX and hugetlbfs with 4 KiB (PTE), 2 MiB (PMD) or 1 GiB (PUD)\n"
-      "mappings, NUMA-pinned, and verifies which mapping the kernel really gave.",
+      "files, device DAX, hugetlbfs and anonymous memory with 4 KiB (PTE), 2 MiB (PMD) or\n"
+      "1 GiB (PUD) mappings or 16 KiB - 1 MiB folios, NUMA-pinned, verifies which mapping and\n"
+      "which folio sizes the kernel really gave, and measures how faults scale with tasks.",
       Subcommands(), Dispatch);
   return faultbench::BisectStatus(status, bisect);
 }
