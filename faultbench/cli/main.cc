@@ -2,6 +2,7 @@
 // binary's main file); each subcommand copies them into its library's
 // config struct and calls one entry function.
 #include <cstdio>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "faultbench/cli/diff_command.h"
 #include "faultbench/cli/matrix_command.h"
 #include "faultbench/cli/run_command.h"
+#include "faultbench/cli/scale_command.h"
 #include "faultbench/doctor/doctor.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/cli.h"
@@ -38,7 +40,9 @@ ABSL_FLAG(std::string, runtime, "", "run: stop after this long (30, 10s, 500ms, 
 ABSL_FLAG(bool, time_based, false, "run: repeat passes over the file until --runtime");
 ABSL_FLAG(int, loops, 1, "run: passes over the file (each covers every block once)");
 ABSL_FLAG(std::string, ramp_time, "", "run: run this long before measuring");
-ABSL_FLAG(uint64_t, randseed, 0x89, "run: seed of the random block order (fio's default 137)");
+ABSL_FLAG(std::string, randseed, "",
+          "run: seed of the random block order (default fio's 137); given, it wins over randrepeat=0 of a job file, "
+          "as in fio");
 ABSL_FLAG(bool, unlink, false, "run: delete the job's files when the run is done (compare: after the last run)");
 ABSL_FLAG(std::string, invalidate, "",
           "run: 1 drops the file's cached pages before the job (fio's default, and faultbench's in job files); "
@@ -47,7 +51,15 @@ ABSL_FLAG(std::vector<std::string>, section, {}, "run: run only these job sectio
 // --- run and compare: faultbench's own ------------------------------------------
 ABSL_FLAG(std::string, mapping, "auto",
           "run: pmd (2 MiB aligned), pte (4 KiB colour, no PMD possible), pud (1 GiB aligned: hugetlbfs pagesize=1G, "
-          "device DAX align=1G) or auto (as fio)");
+          "device DAX align=1G), a folio size 16K, 32K, 64K ... 1M (multi-size THP mapped by PTEs: anonymous "
+          "memory and shmem by the per-size knobs, which the run sets and puts back; a file's folios are its file "
+          "system's) or auto (as fio)");
+ABSL_FLAG(std::string, anon, "",
+          "run: anonymous memory instead of a file: --anon (or =private) MAP_PRIVATE|MAP_ANONYMOUS, --anon=shared "
+          "shmem (MAP_SHARED|MAP_ANONYMOUS); needs --size, no --filename");
+ABSL_FLAG(bool, private, false,
+          "run: map the file MAP_PRIVATE: writes are copied on write into anonymous pages (will-it-scale's "
+          "page_fault2), never the file's");
 ABSL_FLAG(std::string, engine, "mmap",
           "run: mmap (memcpy), pmem2 (libpmem2 memcpy + persist), libpmem or dev-dax (as fio's engines)");
 ABSL_FLAG(bool, map_sync, false, "run: require MAP_SYNC (DAX files only)");
@@ -59,25 +71,34 @@ ABSL_FLAG(std::string, membind, "", "run: allocate only from these nodes");
 ABSL_FLAG(std::string, preferred, "", "run: allocate from this node first");
 ABSL_FLAG(std::string, interleave, "", "run: interleave pages over these nodes");
 ABSL_FLAG(std::string, output_format, "normal",
-          "run, compare, diff, matrix: normal, json or csv (csv: run only)");
-ABSL_FLAG(std::string, output, "", "run, compare, diff, matrix: write the report to this file instead of stdout");
+          "run, compare, scale, diff, matrix: normal, json or csv (csv: run only)");
+ABSL_FLAG(std::string, output, "",
+          "run, compare, scale, diff, matrix: write the report to this file instead of stdout");
 // --- compare ------------------------------------------------------------------
-ABSL_FLAG(std::string, modes, "pte,pmd",
-          "compare: mapping modes to run (pte, pmd, pud, auto); modes the backing cannot give are named, not run");
+ABSL_FLAG(std::string, variants, "",
+          "compare: the mappings to run, each a --mapping value (pte, a folio size 16K ... 1M, pmd, pud, auto; "
+          "default pte,pmd); each size is judged against the smallest (pte,64K,pmd: 64K/PTE and PMD/PTE); those the "
+          "backing cannot give are named, not run");
+ABSL_FLAG(std::string, modes, "", "compare: the older name of --variants");
 ABSL_FLAG(std::string, engines, "", "compare: engines to run (mmap, pmem2); default: --engine");
 ABSL_FLAG(std::string, numa_sets, "", "compare: NUMA sets separated by ';', e.g. 'membind=0;membind=1'");
 ABSL_FLAG(std::string, repeat, "3",
-          "compare: runs per variant, or auto: rounds until the verdict is decided or --repeat-budget runs out");
+          "compare: runs per variant, or auto: rounds until the verdict is decided or --repeat-budget runs out; "
+          "scale: runs per point");
 ABSL_FLAG(std::string, repeat_budget, "60s", "compare: --repeat=auto stops before a round would end past this time");
 ABSL_FLAG(bool, warmup, true, "compare: one unmeasured run first (memory the hypervisor took back is touched again)");
 ABSL_FLAG(bool, reuse_file, false, "compare: keep one file across modes (reproduces 4 KiB carryover)");
 ABSL_FLAG(std::string, plot, "",
           "compare: write an SVG bar chart (median, min-max, a dot per repeat) to this file; diff: its chart; "
-          "matrix: a heatmap per figure that changed");
+          "matrix: a heatmap per figure that changed; scale: the curve of faults/s against tasks");
 ABSL_FLAG(std::string, save_json, "", "compare: also write the JSON document to this file (the report still goes to --output)");
 ABSL_FLAG(bool, numa_matrix, false,
           "compare: run every (CPU node, memory node) pair (on DAX: CPU node x the device) and print the matrix; "
           "--plot draws it as a heatmap");
+// --- scale ------------------------------------------------------------------
+ABSL_FLAG(std::string, tasks, "1,2", "scale: numbers of tasks to run the job with, e.g. 1,2,4");
+ABSL_FLAG(std::string, mode, "threads,processes",
+          "scale: threads (workers of one process, one address space), processes, or both");
 // --- diff -------------------------------------------------------------------
 ABSL_FLAG(std::string, base, "", "diff: the base side: result files or directories, comma-separated");
 ABSL_FLAG(std::string, new, "", "diff: the new side: result files or directories, comma-separated");
@@ -99,6 +120,9 @@ const std::vector<std::string> kFioWorkloadFlags = {
     "name", "filename", "directory", "size", "bs", "rw", "rwmixread", "numjobs", "shared-file", "runtime",
     "time_based", "loops", "ramp_time", "randseed", "unlink", "invalidate"};
 const std::vector<std::string> kEngineFlags = {"engine", "map-sync", "prefault"};
+const std::vector<std::string> kMemoryFlags = {"anon", "private"};
+// --anon alone is private anonymous memory.
+const std::map<std::string, std::string> kImplicitValues = {{"anon", "private"}};
 const std::vector<std::string> kNumaFlags = {"cpunodebind", "membind", "preferred", "interleave"};
 const std::vector<std::string> kOutputFlags = {"output-format", "output"};
 
@@ -127,7 +151,8 @@ const std::vector<Subcommand>& Subcommands() {
        "Exit status: 0 report printed, 2 bad usage or PATH does not exist.",
        {"json"}},
       {"run", "run [flags] [JOB.fio...]",
-       "Run a fio-style workload over mmap'd files and report what it cost and which mapping it got.",
+       "Run a fio-style workload over mmap'd files or anonymous memory and report what it cost and which "
+       "mapping and folio sizes it got.",
        "Each worker maps its file with the requested page size, issues bs-sized memcpys in\n"
        "the order of --rw (random orders cover every block once per loop unless norandommap or\n"
        "random_distribution say otherwise), times every I/O,\n"
@@ -141,9 +166,18 @@ const std::vector<Subcommand>& Subcommands() {
        "--filename=/dev/daxX.Y maps a device DAX device, with any engine (fio's dev-dax engine\n"
        "needs one); on it and on hugetlbfs the page size is the backing's (align, pagesize), and\n"
        "another --mapping is a one-line error.\n\n"
+       "--anon maps private anonymous memory instead of a file (will-it-scale's page_fault1),\n"
+       "--anon=shared shmem, --private a file copy-on-write (page_fault2); fio has none of these,\n"
+       "and in job files they are anon=private|shared and private=1. --mapping=16K ... 1M asks for\n"
+       "folios of that size mapped by 4 KiB entries: in anonymous memory the run sets the kernel's\n"
+       "per-size THP knobs (that size madvise, every other size never; root) and puts them back\n"
+       "after it, even if the run is killed; a file's folios are its file system's. The folio\n"
+       "sizes behind the range are read back from /proc/self/pagemap and /proc/kpageflags (root)\n"
+       "and reported (JSON jobs[].faultbench.folio_sizes) beside the PMD and PUD shares.\n\n"
        "Examples:\n"
        "  faultbench run --directory=/mnt/t --size=1G --rw=randrw --mapping=pmd\n"
        "  faultbench run --filename=/dev/dax0.0 --size=1G --rw=randwrite --mapping=pud\n"
+       "  faultbench run --anon --size=1G --rw=randwrite --mapping=64K\n"
        "  faultbench run --filename=/dev/shm/f --size=256M --rw=randread --prefault --output-format=json\n"
        "  faultbench run --cpunodebind=block:pmem0 --preferred=block:pmem0 test.fio\n"
        "  faultbench run --section=libpmem-seqread libpmem.fio\n\n"
@@ -151,23 +185,50 @@ const std::vector<Subcommand>& Subcommands() {
        "size beyond free space, unknown NUMA node) or a SIGBUS (the file no longer backs the\n"
        "mapping, e.g. truncated underneath the run: the message names file and offset),\n"
        "3 --strict and the mapping differs.",
-       Flags({kFioWorkloadFlags, {"mapping"}, kEngineFlags, {"fresh-file", "strict", "section"}, kNumaFlags,
-              kOutputFlags})},
+       Flags({kFioWorkloadFlags, {"mapping"}, kMemoryFlags, kEngineFlags, {"fresh-file", "strict", "section"},
+              kNumaFlags, kOutputFlags}),
+       kImplicitValues},
       {"compare", "compare [flags]",
-       "Run one workload per mapping mode, repeated in alternating order, and judge PMD vs PTE.",
-       "Takes run's workload flags. Each variant (mode x engine x NUMA set) runs --repeat times on a\n"
-       "fresh file, in alternating order; the table shows medians with the min-max spread, and the\n"
-       "verdict calls a difference only when the spreads do not overlap.\n\n"
+       "Run one workload per mapping (pte, a folio size, pmd, pud), repeated in alternating order, and judge "
+       "each size against the smallest.",
+       "Takes run's workload flags. Each variant (mapping of --variants x engine x NUMA set) runs\n"
+       "--repeat times on a fresh file (or fresh anonymous memory), in alternating order; the table\n"
+       "shows medians with the min-max spread. Each size is judged against the smallest of its set\n"
+       "(--variants=pte,64K,pmd: 64K/PTE and PMD/PTE), and a difference is called only when the\n"
+       "spreads do not overlap.\n\n"
        "--numa-matrix runs every (CPU node, memory node) pair instead of --numa-sets and\n"
        "prints the matrix with each cell's verified placement (on DAX: CPU node x the\n"
        "device); --plot then draws a heatmap.\n\n"
        "Examples:\n"
        "  faultbench compare --directory=/mnt/t --size=1G --rw=randrw --repeat=3 --plot=cmp.svg\n"
+       "  faultbench compare --anon --size=256M --rw=randwrite --variants=pte,64K,pmd --repeat=auto\n"
        "  faultbench compare --directory=/mnt/t --size=256M --rw=randread --numa-matrix --plot=matrix.svg\n\n"
        "Exit status: 0 done, 1 a run failed, 2 bad usage.",
-       Flags({kFioWorkloadFlags, kEngineFlags, kNumaFlags, kOutputFlags,
-              {"modes", "engines", "numa-sets", "numa-matrix", "repeat", "repeat-budget", "warmup", "reuse-file", "plot",
-               "save-json"}})},
+       Flags({kFioWorkloadFlags, kMemoryFlags, kEngineFlags, kNumaFlags, kOutputFlags,
+              {"variants", "modes", "engines", "numa-sets", "numa-matrix", "repeat", "repeat-budget", "warmup",
+               "reuse-file", "plot", "save-json"}}),
+       kImplicitValues},
+      {"scale", "scale --tasks=N[,N...] [--mode=threads|processes|threads,processes] [flags]",
+       "How page faults scale with tasks: the job run by 1, 2, 4 ... tasks, as threads and as processes.",
+       "Takes run's workload flags for one task's job (will-it-scale's page_fault1 is --anon\n"
+       "--rw=write; page_fault2 --private; page_fault3 a file). Each point runs the job with N\n"
+       "tasks at once, each with memory or a file of its own: threads are workers of one process\n"
+       "(one address space: one mmap_lock, per-VMA locks since 6.4), processes are N processes held\n"
+       "at the same two lines as a run's workers. A task's rate is the faults of its fault phase\n"
+       "(the first touch of every block: the populate call with --prefault) over that phase's\n"
+       "time; the total is their sum. Every point runs --repeat times (default 3), in alternating\n"
+       "order, from fresh files or fresh memory. The table shows faults/s in total and per task\n"
+       "(median [min-max]) and each point's signature (faults/MiB, PMD share, vmstat, the per-size\n"
+       "THP counters, folio sizes); --plot draws total faults/s against tasks, threads against\n"
+       "processes. Under emulation (qemu TCG) the counts hold and the rates are not figures.\n\n"
+       "Examples:\n"
+       "  faultbench scale --anon --size=128M --rw=write --tasks=1,2,4 --plot=scale.svg\n"
+       "  faultbench scale --anon --size=64M --rw=write --mapping=64K --tasks=1,2 --mode=processes\n"
+       "  faultbench scale --directory=/mnt/t --size=64M --rw=write --private --tasks=1,2\n\n"
+       "Exit status: 0 done, 1 a task failed (or --plot could not be written), 2 bad usage.",
+       Flags({kFioWorkloadFlags, {"mapping"}, kMemoryFlags, kEngineFlags, kNumaFlags, kOutputFlags,
+              {"tasks", "mode", "repeat", "plot"}}),
+       kImplicitValues},
       {"diff", "diff --base=PATH[,PATH...] --new=PATH[,PATH...] [flags]",
        "Did anything change between two sets of runs (kernels, builds, file systems, machines), and is it a regression?",
        "PATHs are files or directories of faultbench run or compare JSON, or fio JSON from any\n"
@@ -225,6 +286,16 @@ const std::vector<Subcommand>& Subcommands() {
   return kSubcommands;
 }
 
+// --output-format for a subcommand whose report is normal text or JSON.
+absl::StatusOr<faultbench::OutputFormat> TextOrJson(const char* subcommand) {
+  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  if (!format.ok()) return format.status();
+  if (*format == faultbench::OutputFormat::kCsv) {
+    return absl::InvalidArgumentError(absl::StrCat(subcommand, ": --output-format is normal or json"));
+  }
+  return format;
+}
+
 std::vector<std::string> Paths(const std::string& list) {
   std::vector<std::string> paths;
   for (absl::string_view path : absl::StrSplit(list, ',', absl::SkipWhitespace())) paths.emplace_back(path);
@@ -244,11 +315,8 @@ int Diff(const std::vector<std::string>& args) {
   config.diff.under_test = *under_test;
   config.diff.rule = absl::GetFlag(FLAGS_any_change) ? faultbench::diff::VerdictRule::kAnyChange
                                                      : faultbench::diff::VerdictRule::kRegressions;
-  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  auto format = TextOrJson("diff");
   if (!format.ok()) return UsageError(format.status());
-  if (*format == faultbench::OutputFormat::kCsv) {
-    return UsageError(absl::InvalidArgumentError("diff: --output-format is normal or json"));
-  }
   config.format = *format;
   config.output_path = absl::GetFlag(FLAGS_output);
   config.plot_path = absl::GetFlag(FLAGS_plot);
@@ -260,11 +328,8 @@ int Matrix(const std::vector<std::string>& args) {
     return UsageError(absl::InvalidArgumentError(
         "matrix takes exactly one DIR, the directory scripts/kernel-matrix made (see 'faultbench help matrix')"));
   }
-  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  auto format = TextOrJson("matrix");
   if (!format.ok()) return UsageError(format.status());
-  if (*format == faultbench::OutputFormat::kCsv) {
-    return UsageError(absl::InvalidArgumentError("matrix: --output-format is normal or json"));
-  }
   faultbench::MatrixCommandConfig config;
   config.dir = args[0];
   config.format = *format;
@@ -297,7 +362,8 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
       {"mapping", absl::GetFlag(FLAGS_mapping)},     {"engine", absl::GetFlag(FLAGS_engine)},
       {"cpunodebind", absl::GetFlag(FLAGS_cpunodebind)}, {"membind", absl::GetFlag(FLAGS_membind)},
       {"preferred", absl::GetFlag(FLAGS_preferred)}, {"interleave", absl::GetFlag(FLAGS_interleave)},
-      {"invalidate", absl::GetFlag(FLAGS_invalidate)}};
+      {"invalidate", absl::GetFlag(FLAGS_invalidate)}, {"randseed", absl::GetFlag(FLAGS_randseed)},
+      {"anon", absl::GetFlag(FLAGS_anon)}};
   for (const auto& [key, value] : values) {
     if (value.empty()) continue;
     if (absl::Status s = faultbench::ApplyJobOption(job, key, value); !s.ok()) {
@@ -309,11 +375,11 @@ absl::StatusOr<faultbench::JobOptions> JobFromFlags() {
   job.shared_file = absl::GetFlag(FLAGS_shared_file);
   job.time_based = absl::GetFlag(FLAGS_time_based);
   job.loops = absl::GetFlag(FLAGS_loops);
-  job.randseed = absl::GetFlag(FLAGS_randseed);
   job.map_sync = absl::GetFlag(FLAGS_map_sync);
   job.prefault = absl::GetFlag(FLAGS_prefault);
   job.fresh_file = absl::GetFlag(FLAGS_fresh_file);
   job.unlink = absl::GetFlag(FLAGS_unlink);
+  job.private_mapping = absl::GetFlag(FLAGS_private);
   return job;
 }
 
@@ -353,22 +419,25 @@ int Compare(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError(absl::InvalidArgumentError("compare takes no arguments, only flags"));
   auto job = JobFromFlags();
   if (!job.ok()) return UsageError(job.status());
-  auto format = faultbench::ParseOutputFormat(absl::GetFlag(FLAGS_output_format));
+  auto format = TextOrJson("compare");
   if (!format.ok()) return UsageError(format.status());
-  if (*format == faultbench::OutputFormat::kCsv) {
-    return UsageError(absl::InvalidArgumentError("compare: --output-format is normal or json"));
-  }
-  faultbench::CompareConfig config;
+  faultbench::CompareCommandConfig command;
+  command.format = *format;
+  command.output_path = absl::GetFlag(FLAGS_output);
+  command.plot_path = absl::GetFlag(FLAGS_plot);
+  command.save_json_path = absl::GetFlag(FLAGS_save_json);
+  faultbench::CompareConfig& config = command.compare;
   config.job = *job;
-  config.format = *format;
-  config.output_path = absl::GetFlag(FLAGS_output);
-  config.plot_path = absl::GetFlag(FLAGS_plot);
-  config.save_json_path = absl::GetFlag(FLAGS_save_json);
   if (absl::Status s = ParseRepeat(config); !s.ok()) return UsageError(s);
   config.reuse_file = absl::GetFlag(FLAGS_reuse_file);
   config.numa_matrix = absl::GetFlag(FLAGS_numa_matrix);
+  if (!absl::GetFlag(FLAGS_variants).empty() && !absl::GetFlag(FLAGS_modes).empty()) {
+    return UsageError(absl::InvalidArgumentError("--modes is the older name of --variants: give one of them"));
+  }
+  std::string modes = absl::GetFlag(FLAGS_variants).empty() ? absl::GetFlag(FLAGS_modes) : absl::GetFlag(FLAGS_variants);
+  if (modes.empty()) modes = "pte,pmd";
   config.modes.clear();
-  for (absl::string_view mode : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',', absl::SkipWhitespace())) {
+  for (absl::string_view mode : absl::StrSplit(modes, ',', absl::SkipWhitespace())) {
     auto intent = pmstore::mapping::ParsePageIntent(std::string_view(mode.data(), mode.size()));
     if (!intent.ok()) return UsageError(intent.status());
     config.modes.push_back(*intent);
@@ -383,11 +452,36 @@ int Compare(const std::vector<std::string>& args) {
     if (!sets.ok()) return UsageError(sets.status());
     config.numa_sets = *sets;
   }
-  return faultbench::CompareCommand(config);
+  return faultbench::CompareCommand(command);
+}
+
+int Scale(const std::vector<std::string>& args) {
+  if (!args.empty()) return UsageError(absl::InvalidArgumentError("scale takes no arguments, only flags"));
+  auto job = JobFromFlags();
+  if (!job.ok()) return UsageError(job.status());
+  auto format = TextOrJson("scale");
+  if (!format.ok()) return UsageError(format.status());
+  faultbench::ScaleCommandConfig command;
+  command.format = *format;
+  command.output_path = absl::GetFlag(FLAGS_output);
+  command.plot_path = absl::GetFlag(FLAGS_plot);
+  command.scale.job = *job;
+  auto tasks = faultbench::ParseTasks(absl::GetFlag(FLAGS_tasks));
+  if (!tasks.ok()) return UsageError(tasks.status());
+  command.scale.tasks = *tasks;
+  auto modes = faultbench::ParseScaleModes(absl::GetFlag(FLAGS_mode));
+  if (!modes.ok()) return UsageError(modes.status());
+  command.scale.modes = *modes;
+  const std::string repeat = absl::GetFlag(FLAGS_repeat);
+  if (!absl::SimpleAtoi(repeat, &command.scale.repeat) || command.scale.repeat < 1) {
+    return UsageError(absl::InvalidArgumentError("--repeat: '" + repeat + "' is not a count >= 1"));
+  }
+  return faultbench::ScaleCommand(command);
 }
 
 int Dispatch(const std::string& name, const std::vector<std::string>& args) {
   if (name == "doctor") return RunDoctor(args);
+  if (name == "scale") return Scale(args);
   if (name == "run") return Run(args);
   if (name == "diff") return Diff(args);
   if (name == "matrix") return Matrix(args);
@@ -404,8 +498,9 @@ int main(int argc, char** argv) {
   const int status = pmstore::base::RunMain(
       argc, argv, "faultbench",
       "faultbench: a page-fault study tool. Runs fio-style 4 KiB workloads over mmap'd\n"
-      "files, device DAX and hugetlbfs with 4 KiB (PTE), 2 MiB (PMD) or 1 GiB (PUD)\n"
-      "mappings, NUMA-pinned, and verifies which mapping the kernel really gave.",
+      "files, device DAX, hugetlbfs and anonymous memory with 4 KiB (PTE), 2 MiB (PMD) or\n"
+      "1 GiB (PUD) mappings or 16 KiB - 1 MiB folios, NUMA-pinned, verifies which mapping and\n"
+      "which folio sizes the kernel really gave, and measures how faults scale with tasks.",
       Subcommands(), Dispatch);
   return faultbench::BisectStatus(status, bisect);
 }

@@ -50,9 +50,14 @@ int RunCommand(const RunCommandConfig& config) {
                      w.job.name.c_str(), w.mapping.verify_error.c_str());
         status = 3;
       } else if (w.mapping.DiffersFromRequest()) {
-        std::fprintf(stderr, "faultbench: --strict: job '%s' asked for %s but %.1f%% of it is PMD-mapped\n",
-                     w.job.name.c_str(), std::string(pmstore::mapping::PageIntentName(w.mapping.requested)).c_str(),
-                     w.mapping.PmdShare() * 100);
+        const std::string asked(pmstore::mapping::PageIntentName(w.mapping.requested));
+        if (w.mapping.requested.is_folio()) {
+          std::fprintf(stderr, "faultbench: --strict: job '%s' asked for %s folios but %.1f%% of it is in them\n",
+                       w.job.name.c_str(), asked.c_str(), w.mapping.FolioShare() * 100);
+        } else {
+          std::fprintf(stderr, "faultbench: --strict: job '%s' asked for %s but %.1f%% of it is PMD-mapped\n",
+                       w.job.name.c_str(), asked.c_str(), w.mapping.PmdShare() * 100);
+        }
         status = 3;
       }
     }

@@ -1,10 +1,7 @@
 #include "faultbench/compare/compare.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -20,7 +17,6 @@
 #include "faultbench/run/page_size_check.h"
 #include "faultbench/run/runner.h"
 #include "faultbench/stats/change.h"
-#include "faultbench/sysfacts/fixed_page_size.h"
 #include "faultbench/taint/taint.h"
 #include "faultbench/workload/job_file.h"
 #include "pmstore/base/status_macros.h"
@@ -49,6 +45,7 @@ struct Variant {
 // One run's figures, summed over the run's workers and both directions.
 struct Sample {
   double iops = 0, bw_bytes = 0, p50_ns = 0, p99_ns = 0, faults_per_mib = 0, pmd_share = 0, pud_share = 0;
+  double folio_share = 0;  // of the bytes whose folios were read back, those in folios of the size asked for
   std::map<int, uint64_t> page_nodes;  // sampled pages by node, over the workers
   std::string placement_source;
   std::set<int> cpus;
@@ -60,6 +57,7 @@ Sample SampleOf(const RunResult& run) {
   LatencyHistogram merged;
   double ns_per_tick = 1;
   uint64_t faults = 0, bytes = 0, pmd = 0, pud = 0, present = 0;
+  double at_size = 0, folio_seen = 0;
   for (const WorkerResult& w : run.workers) {
     if (!w.error.empty()) s.error = w.error;
     const PhaseResult& t = w.total;
@@ -75,6 +73,11 @@ Sample SampleOf(const RunResult& run) {
     pmd += w.mapping.census.pmd_bytes;
     pud += w.mapping.census.pud_bytes;
     present += w.mapping.PresentBytes();
+    if (const auto& folios = w.mapping.folios) {
+      const double seen = static_cast<double>(folios->folio_bytes() + folios->zero_page_bytes + folios->no_page_bytes);
+      folio_seen += seen;
+      at_size += w.mapping.FolioShare() * seen;
+    }
     for (const auto& [node, pages] : w.numa.placement.pages_by_node) s.page_nodes[node] += pages;
     s.placement_source = w.numa.placement.source;
     s.cpus.insert(w.numa.cpus.begin(), w.numa.cpus.end());
@@ -84,6 +87,7 @@ Sample SampleOf(const RunResult& run) {
   s.faults_per_mib = bytes ? static_cast<double>(faults) / (static_cast<double>(bytes) / (1 << 20)) : 0;
   s.pmd_share = present ? static_cast<double>(pmd) / static_cast<double>(present) : 0;
   s.pud_share = present ? static_cast<double>(pud) / static_cast<double>(present) : 0;
+  s.folio_share = folio_seen > 0 ? at_size / folio_seen : 0;
   return s;
 }
 
@@ -141,26 +145,32 @@ absl::StatusOr<doctor::DoctorReport> ExamineLocation(const JobOptions& job) {
   return report;
 }
 
-Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd) {
-  Verdict v;
-  if (pte == nullptr || pmd == nullptr || pte->iops.median <= 0) {
-    v.text = "no verdict: needs both pte and pmd runs";
-    return v;
+double ShareAtRequestedSize(const VariantSummary& variant) {
+  switch (variant.mode.kind()) {
+    case PageIntent::Kind::kPmd: return variant.pmd_share.median;
+    case PageIntent::Kind::kPud: return variant.pud_share.median;
+    case PageIntent::Kind::kFolio: return variant.folio_share.median;
+    case PageIntent::Kind::kPte:
+    case PageIntent::Kind::kAuto: return 1;
   }
-  v.available = true;
-  v.pmd_over_pte = pmd->iops.median / pte->iops.median;
-  const stats::ChangeJudgement change = stats::JudgeChange(pte->iops, pmd->iops, {.relative = kMinEffect});
-  v.evidence = "IOPS pte vs pmd: " + change.Evidence();
-  v.called = change.change == stats::Change::kUp || change.change == stats::Change::kDown;
-  if (change.change == stats::Change::kUp) {
-    v.text = absl::StrFormat("PMD faster x%.2f", v.pmd_over_pte);
-  } else if (change.change == stats::Change::kDown) {
-    v.text = absl::StrFormat("REGRESSION: PMD slower than PTE x%.2f", 1 / v.pmd_over_pte);
-  } else if (change.change == stats::Change::kTooFewRuns) {
-    v.text = absl::StrFormat("nothing called: %d pte and %d pmd repeats, 3 a mode are needed to know the spread",
-                             pte->iops.n(), pmd->iops.n());
-  } else {
-    v.text = "no significant difference";
+  return 1;
+}
+
+Verdict JudgeOnTimings(const VariantSummary* base, const VariantSummary* variant) {
+  Verdict v;
+  if (base == nullptr || variant == nullptr || base->iops.median <= 0) return v;
+  v.base = base->mode;
+  v.variant = variant->mode;
+  v.ratio = variant->iops.median / base->iops.median;
+  v.base_runs = static_cast<int>(base->iops.n());
+  v.variant_runs = static_cast<int>(variant->iops.n());
+  v.variant_share = ShareAtRequestedSize(*variant);
+  v.change = stats::JudgeChange(base->iops, variant->iops, {.relative = kMinEffect});
+  switch (v.change.change) {
+    case stats::Change::kUp: v.kind = VerdictKind::kFaster; break;
+    case stats::Change::kDown: v.kind = VerdictKind::kSlower; break;
+    case stats::Change::kTooFewRuns: v.kind = VerdictKind::kTooFewRuns; break;
+    case stats::Change::kNone: v.kind = VerdictKind::kNoDifference; break;
   }
   return v;
 }
@@ -181,15 +191,19 @@ std::string CarryoverCause(const std::string& page_source) {
          "2 MiB folio (drop them: sync; echo 1 > /proc/sys/vm/drop_caches, or compare on fresh files)";
 }
 
-// Doctor-checkable causes of a PMD regression, for the file of a pmd run.
-std::vector<std::string> RegressionCauses(const VariantSummary& pmd, bool reuse_file) {
+// Doctor-checkable causes of a regression, for the files of the larger
+// size's runs (for anonymous memory, the runs' own reasons).
+std::vector<std::string> RegressionCauses(const VariantSummary& pmd, bool reuse_file,
+                                          const std::vector<std::string>& run_reasons) {
   std::vector<std::string> causes;
-  if (pmd.pmd_share.median < 0.95) {
-    causes.push_back(absl::StrFormat("not PMD-mapped after all: %.1f%% of the pmd runs' bytes were PMD",
-                                     pmd.pmd_share.median * 100));
+  const std::string size = absl::AsciiStrToUpper(std::string(PageIntentName(pmd.mode)));
+  if (ShareAtRequestedSize(pmd) < 0.95) {
+    causes.push_back(absl::StrFormat("not %s-mapped after all: %.1f%% of the %s runs' bytes were %s", size,
+                                     ShareAtRequestedSize(pmd) * 100, std::string(PageIntentName(pmd.mode)), size));
   }
+  causes.insert(causes.end(), run_reasons.begin(), run_reasons.end());
   absl::StatusOr<doctor::DoctorReport> report = absl::NotFoundError("no file");
-  if (!pmd.files.empty()) report = doctor::Examine(pmd.files.front());
+  if (!pmd.files.empty() && !pmd.files.front().empty()) report = doctor::Examine(pmd.files.front());
   if (reuse_file) causes.push_back(CarryoverCause(report.ok() ? report->page_source : ""));
   if (!report.ok()) return causes;
   for (const auto& b : report->blockers) causes.push_back(b.reason + " (fix: " + b.fix + ")");
@@ -222,6 +236,7 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   v.faults_per_mib = collect(&Sample::faults_per_mib);
   v.pmd_share = collect(&Sample::pmd_share);
   v.pud_share = collect(&Sample::pud_share);
+  v.folio_share = collect(&Sample::folio_share);
   v.files = std::move(files);
   std::set<int> cpus;
   for (const Sample& s : samples) {
@@ -233,32 +248,48 @@ VariantSummary Summarize(const Variant& variant, const std::vector<Sample>& samp
   return v;
 }
 
-// One verdict per (engine, NUMA set) that has a pmd variant: on IOPS, or
-// under emulation on the signature. `with_causes`: ask the doctor about
-// the files (the final verdict), not while --repeat=auto is still deciding.
+// Orders the page sizes of --modes: pte, the folio sizes, pmd, pud; auto,
+// which asks for none, after them (it is judged against nothing).
+uint64_t SizeOrder(PageIntent mode) {
+  return mode == PageIntent::kAuto ? UINT64_MAX : pmstore::mapping::IntentPageSize(mode);
+}
+
+// One verdict per (engine, NUMA set) and larger size: each size of the
+// group against the smallest the group ran (pte,pmd: PMD/PTE; pte,64K,pmd:
+// 64K/PTE and PMD/PTE), on IOPS or, under emulation, on the signature.
+// `with_causes`: ask the doctor about the files (the final verdict), not
+// while --repeat=auto is still deciding. `run_reasons`: each variant's
+// runs' own reasons for a mapping that differed (anonymous memory).
 std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variants, bool reuse_file,
-                                      const std::string& emulation, bool with_causes) {
+                                      const std::string& emulation, bool with_causes,
+                                      const std::map<std::string, std::vector<std::string>>& run_reasons = {}) {
   std::vector<GroupVerdict> groups;
-  for (const VariantSummary& pmd : variants) {
-    if (pmd.mode != PageIntent::kPmd) continue;
-    const VariantSummary* pte = nullptr;
+  for (const VariantSummary& larger : variants) {
+    if (larger.mode == PageIntent::kAuto) continue;
+    const VariantSummary* base = nullptr;
     for (const VariantSummary& s : variants) {
-      if (s.mode == PageIntent::kPte && s.engine == pmd.engine && s.numa_label == pmd.numa_label) pte = &s;
+      if (s.engine != larger.engine || s.numa_label != larger.numa_label || s.mode == PageIntent::kAuto) continue;
+      if (base == nullptr || SizeOrder(s.mode) < SizeOrder(base->mode)) base = &s;
     }
+    // The smallest size is the base of the others; a group of pmd alone
+    // still says it has no pte to judge against, as before.
+    if (base == &larger && !(larger.mode == PageIntent::kPmd)) continue;
+    if (base == &larger) base = nullptr;
     GroupVerdict g;
-    g.group = absl::StrCat(std::string(EngineName(pmd.engine)), pmd.numa_label == "default" ? "" : "/" + pmd.numa_label);
+    g.group = absl::StrCat(std::string(EngineName(larger.engine)),
+                           larger.numa_label == "default" ? "" : "/" + larger.numa_label);
     const bool timings = emulation.empty();
-    g.verdict = timings ? JudgePmdOverPte(pte, &pmd) : JudgePmdOverPteBySignature(pte, &pmd, emulation);
-    // A regression needs its causes; so does any result whose pmd runs were
-    // not PMD-mapped, because then it is not a PTE-versus-PMD result at all.
-    const bool regression = absl::StartsWith(g.verdict.text, "REGRESSION") ||
-                            (timings && g.verdict.available && g.verdict.pmd_over_pte < 1 - kMinEffect);
-    if (with_causes && (regression || pmd.pmd_share.median < 0.95)) {
-      g.verdict.causes = RegressionCauses(pmd, reuse_file);
-    }
-    if (timings && g.verdict.available && pmd.pmd_share.median < 0.95) {
-      g.verdict.text += absl::StrFormat(" (but the pmd runs were %.1f%% PMD-mapped: not a PMD result)",
-                                        pmd.pmd_share.median * 100);
+    g.verdict = timings ? JudgeOnTimings(base, &larger) : JudgeOnSignature(base, &larger, emulation);
+    g.verdict.base = base != nullptr ? base->mode : PageIntent::kPte;
+    g.verdict.variant = larger.mode;
+    // A regression needs its causes; so does any result whose larger size
+    // was not mapped at that size, because then it is not a result about it.
+    const bool regression = g.verdict.regression() ||
+                            (timings && g.verdict.available() && g.verdict.ratio < 1 - kMinEffect);
+    if (with_causes && (regression || ShareAtRequestedSize(larger) < 0.95)) {
+      const auto reasons = run_reasons.find(larger.label);
+      g.verdict.causes = RegressionCauses(larger, reuse_file,
+                                          reasons == run_reasons.end() ? std::vector<std::string>{} : reasons->second);
     }
     groups.push_back(std::move(g));
   }
@@ -267,9 +298,9 @@ std::vector<GroupVerdict> JudgeGroups(const std::vector<VariantSummary>& variant
 
 // "./data (ext4, page cache)", "/mnt/t (tmpfs huge=always, shmem)": a
 // comparison means little without the file system it ran on.
-std::string Location(const JobOptions& job) {
-  const std::string path = job.directory.empty() ? job.filename : job.directory;
-  auto report = ExamineLocation(job);
+std::string Location(const JobOptions& job, const absl::StatusOr<doctor::DoctorReport>& report) {
+  const std::string path = job.Location();
+  if (job.anonymous()) return path;
   if (!report.ok()) return path;
   if (report->fixed.devdax) {
     return absl::StrCat(path, " (device dax, align ", pmstore::base::FormatBytes(report->fixed.page_size), ")");
@@ -288,7 +319,8 @@ std::string FileLabel(const Variant& variant) {
   return label;
 }
 
-// `fixed`: what backs the files (ReadFixedPageSize), read once per comparison.
+// `fixed`: what backs the files, as the doctor found it for the location
+// (read once per comparison).
 JobOptions VariantJob(const CompareConfig& config, const Variant& variant, const FixedPageSize& fixed) {
   JobOptions job = config.job;
   job.mapping = variant.mode;
@@ -325,9 +357,6 @@ absl::Status WarmUp(const CompareConfig& config, const Variant& first, const Fix
   }
   job.fresh_file = true;
   job.unlink = true;
-  if (config.progress && isatty(STDERR_FILENO)) {
-    std::fprintf(stderr, "faultbench: warm-up (not measured): %s\n", first.Label().c_str());
-  }
   RunSettings settings;
   settings.progress = config.progress;
   auto run = ExecuteJobs({job}, settings);
@@ -335,28 +364,11 @@ absl::Status WarmUp(const CompareConfig& config, const Variant& first, const Fix
   return absl::OkStatus();
 }
 
-// Whether any group has both a pte and a pmd variant: with none (one mode
-// asked, or a backing with one page size, as every cell of a device DAX
-// matrix) more rounds have nothing to decide.
-bool AnyPair(const std::vector<GroupVerdict>& groups) {
-  return std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return g.verdict.available; });
-}
-
 // --repeat=auto stops once every group with a pair calls a difference (at
 // its fewest rounds when there is no pair to judge).
 bool Decided(const std::vector<GroupVerdict>& groups) {
   return std::all_of(groups.begin(), groups.end(),
-                     [](const GroupVerdict& g) { return !g.verdict.available || g.verdict.called; });
-}
-
-// What kept the verdicts undecided: each group's evidence that called nothing.
-std::string UndecidedEvidence(const std::vector<GroupVerdict>& groups) {
-  std::string out;
-  for (const GroupVerdict& g : groups) {
-    if (!g.verdict.available || g.verdict.called) continue;
-    absl::StrAppend(&out, out.empty() ? "" : "; ", g.group, ": ", g.verdict.evidence);
-  }
-  return out;
+                     [](const GroupVerdict& g) { return !g.verdict.available() || g.verdict.called(); });
 }
 
 // The variants whose mode the backing can give; the others are named in
@@ -381,50 +393,68 @@ absl::StatusOr<std::vector<Variant>> VariantsTheBackingAllows(const CompareConfi
 
 }  // namespace
 
-absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code) {
+absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config) {
   if (config.repeat < 1) return absl::InvalidArgumentError("--repeat must be >= 1");
   if (config.modes.empty()) return absl::InvalidArgumentError("--modes names no mode");
   CompareOutcome outcome;
-  const FixedPageSize fixed = ReadFixedPageSize(WorkerFilePath(config.job, 0));
+  outcome.workload = config.job;
+  outcome.reuse_file = config.reuse_file;
+  const absl::StatusOr<doctor::DoctorReport> location =
+      config.job.anonymous() ? absl::NotFoundError("anonymous memory") : ExamineLocation(config.job);
+  const FixedPageSize fixed = location.ok() ? location->fixed : FixedPageSize{};
   PMSTORE_ASSIGN_OR_RETURN(const std::vector<Variant> variants,
                            VariantsTheBackingAllows(config, fixed, outcome.skipped));
-  // Every variant is checked before the first run, so a bad flag or an
-  // unknown node in one NUMA set costs no run.
-  for (const Variant& variant : variants) PMSTORE_RETURN_IF_ERROR(PreflightJobs({VariantJob(config, variant, fixed)}));
+  // Every variant is resolved once, before the first run, so a bad flag or
+  // an unknown node in one NUMA set costs no run; its plan then serves
+  // every repeat.
+  std::vector<RunPlan> plans;
+  for (const Variant& variant : variants) {
+    PMSTORE_ASSIGN_OR_RETURN(RunPlan plan, PlanRun({VariantJob(config, variant, fixed)}));
+    plans.push_back(std::move(plan));
+  }
 
-  outcome.location = Location(config.job);
-  if (config.warmup) PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front(), fixed));
+  outcome.location = Location(config.job, location);
+  if (config.warmup) {
+    if (config.on_run) config.on_run({.warmup = true, .variant = variants.front().Label()});
+    PMSTORE_RETURN_IF_ERROR(WarmUp(config, variants.front(), fixed));
+  }
   std::vector<std::vector<Sample>> samples(variants.size());
   std::vector<std::vector<std::string>> files(variants.size());
   std::vector<std::vector<std::string>> runs_taint;
+  std::map<std::string, std::vector<std::string>> run_reasons;  // variant -> its anonymous runs' reasons
   RepeatPlan plan = config.repeat_auto ? RepeatPlan::Auto(config.repeat_budget_s) : RepeatPlan::Fixed(config.repeat);
   for (int r = 0; plan.StartRound(); ++r) {
     for (size_t k = 0; k < variants.size(); ++k) {
       const size_t i = r % 2 == 0 ? k : variants.size() - 1 - k;  // alternate the order every repeat
-      if (config.progress && isatty(STDERR_FILENO)) {
-        std::fprintf(stderr, "faultbench: repeat %s: %s\n", plan.RoundLabel().c_str(), variants[i].Label().c_str());
+      if (config.on_run) {
+        const RepeatOutcome so_far = plan.Outcome();
+        config.on_run({.variant = variants[i].Label(), .round = r + 1, .rounds = plan.is_auto() ? 0 : config.repeat,
+                       .elapsed_s = so_far.elapsed_s, .budget_s = so_far.budget_s});
       }
       RunSettings settings;
       settings.progress = config.progress;
-      auto run = ExecuteJobs({VariantJob(config, variants[i], fixed)}, settings);
+      auto run = ExecutePlan(plans[i], settings);
       if (!run.ok()) {
         return absl::Status(run.status().code(), absl::StrCat(variants[i].Label(), ": ", run.status().message()));
       }
       Sample sample = SampleOf(*run);
-      if (!sample.error.empty()) {
-        std::fprintf(stderr, "faultbench: %s: %s\n", variants[i].Label().c_str(), sample.error.c_str());
-        exit_code = 1;
-      }
+      if (!sample.error.empty()) outcome.failures.push_back({variants[i].Label(), sample.error});
       samples[i].push_back(sample);
-      for (const WorkerResult& w : run->workers) files[i].push_back(w.file);
+      for (const WorkerResult& w : run->workers) {
+        files[i].push_back(w.file);
+        std::vector<std::string>& reasons = run_reasons[variants[i].Label()];
+        for (const std::string& reason : w.job.anonymous() ? w.doctor_reasons : std::vector<std::string>{}) {
+          if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
+        }
+      }
       runs_taint.push_back(run->taint);
       if (outcome.emulation.empty()) outcome.emulation = run->machine.emulation;
-      outcome.runs.push_back({{"variant", variants[i].Label()},
-                              {"mode", std::string(PageIntentName(variants[i].mode))},
-                              {"engine", std::string(EngineName(variants[i].engine))},
-                              {"numa", variants[i].numa.label},
-                              {"repeat", r},
-                              {"result", RunToJson(*run)}});
+      outcome.runs.push_back({.variant = variants[i].Label(),
+                              .mode = variants[i].mode,
+                              .engine = variants[i].engine,
+                              .numa = variants[i].numa.label,
+                              .repeat = r,
+                              .result = *std::move(run)});
     }
     outcome.variants.clear();
     for (size_t i = 0; i < variants.size(); ++i) {
@@ -436,19 +466,15 @@ absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& e
       plan.EndRound(false);
     }
   }
-  outcome.rounds = plan.rounds();
-  outcome.groups = JudgeGroups(outcome.variants, config.reuse_file, outcome.emulation, true);
-  outcome.repeat_note = plan.is_auto() && !AnyPair(outcome.groups)
-                            ? absl::StrFormat("--repeat=auto: no pte/pmd pair to judge, so the %d rounds a spread needs",
-                                              plan.rounds())
-                            : plan.Note(UndecidedEvidence(outcome.groups));
+  outcome.repeats = plan.Outcome();
+  outcome.groups = JudgeGroups(outcome.variants, config.reuse_file, outcome.emulation, true, run_reasons);
   outcome.taint = MergeTaint(runs_taint);
   if (config.job.unlink) {
     for (const std::vector<std::string>& variant_files : files) {
       for (const std::string& file : variant_files) {
+        if (file.empty()) continue;  // anonymous memory
         if (absl::Status s = UnlinkJobFile(file, "--unlink"); !s.ok()) {
-          std::fprintf(stderr, "faultbench: %s\n", std::string(s.message()).c_str());
-          exit_code = 1;
+          outcome.failures.push_back({"--unlink", std::string(s.message())});
         }
       }
     }

@@ -9,15 +9,13 @@
 // over, unless --reuse-file asks for exactly that to reproduce it.
 #pragma once
 
-#include <map>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "faultbench/doctor/doctor.h"
-#include "faultbench/report/report.h"
-#include "faultbench/stats/summary.h"
-#include "nlohmann/json.hpp"
+#include "faultbench/result/compare_result.h"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {
@@ -38,6 +36,17 @@ absl::StatusOr<doctor::DoctorReport> ExamineLocation(const JobOptions& job);
 // each a space-separated list of numactl-style options.
 absl::StatusOr<std::vector<NumaSet>> ParseNumaSets(const std::string& text);
 
+// Where a comparison is, for a line on the terminal (cli/ prints it): the
+// unmeasured warm-up, or a measured run of `variant` in round `round`
+// (from 1) of `rounds` (0 for --repeat=auto, which has `elapsed_s` of
+// `budget_s` behind it).
+struct CompareProgress {
+  bool warmup = false;
+  std::string variant;
+  int round = 0, rounds = 0;
+  double elapsed_s = 0, budget_s = 0;
+};
+
 struct CompareConfig {
   JobOptions job;  // the workload; its mapping and engine are replaced per variant
   std::vector<pmstore::mapping::PageIntent> modes = {pmstore::mapping::PageIntent::kPte,
@@ -55,73 +64,28 @@ struct CompareConfig {
   // page reporting) is not charged to the first measured run.
   bool warmup = true;
   bool reuse_file = false;
-  OutputFormat format = OutputFormat::kNormal;
-  std::string output_path;
-  std::string plot_path;  // "" = no plot
-  std::string save_json_path;  // "" = none; else the JSON document also goes here
-  bool progress = true;
+  bool progress = true;  // each run's own progress line (RunSettings::progress)
+  // Called before the warm-up and before each measured run; may be empty.
+  std::function<void(const CompareProgress&)> on_run;
   bool numa_matrix = false;  // every (CPU node, memory node) pair: RunNumaMatrix (numa_matrix.h)
 };
 
-// One variant's figures over its repeats (every value kept: the verdict's
-// rule and the plot's dots need them).
-using Spread = stats::Summary;
+// The verdict for one pair of one group, on IOPS: `base` (pte) against
+// `variant` (pmd); either may be null (kNoPair). A difference is called by
+// stats::JudgeChange (ranges separate, 3 % floor, 3 repeats a side at
+// least). Under emulation compare judges the signature instead
+// (signature_verdict.h).
+Verdict JudgeOnTimings(const VariantSummary* base, const VariantSummary* variant);
 
-struct VariantSummary {
-  std::string label;  // "pmd/mmap", "pte/pmem2/membind=1"
-  pmstore::mapping::PageIntent mode = pmstore::mapping::PageIntent::kPte;
-  pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
-  std::string numa_label;
-  int cpu_node = -1, mem_node = -1;  // its NumaSet's
-  Spread iops, bw_bytes, p50_ns, p99_ns, faults_per_mib, pmd_share, pud_share;
-  std::vector<std::string> files;
-  // Where the pages and the workers were, over every repeat and worker:
-  // sampled pages by node (-1 absent), how that was found, the CPUs used.
-  std::map<int, uint64_t> page_nodes;
-  std::string placement_source;
-  std::vector<int> cpus;
-};
-
-struct Verdict {
-  bool available = false;  // both pte and pmd were run
-  bool called = false;     // a difference was called (faster, slower, REGRESSION)
-  double pmd_over_pte = 0;  // of the median IOPS; not set when judged on the signature
-  std::string text;        // "PMD faster x7.62", "no significant difference", "REGRESSION: ..."
-  std::string judged_on = "timings";  // or "signature (emulation: qemu TCG)"
-  std::string evidence;    // the rule's evidence (stats::ChangeJudgement::Evidence)
-  std::vector<std::string> causes;  // for a regression: what the doctor found
-};
-
-// The verdict for one (engine, numa) group on IOPS; `pte` and `pmd` may be
-// null. A difference is called by stats::JudgeChange (ranges separate, 3 %
-// floor, 3 repeats a mode at least). Under emulation compare judges the
-// signature instead (signature_verdict.h).
-Verdict JudgePmdOverPte(const VariantSummary* pte, const VariantSummary* pmd);
-
-// What a compare produced, for the renderers (compare_report.h).
-struct GroupVerdict {
-  std::string group;  // "mmap", "mmap/membind=1"
-  Verdict verdict;
-};
-struct CompareOutcome {
-  std::string location;  // "./data (ext4, page cache)": where the files lived
-  std::string emulation;  // "qemu TCG" when the runs ran under emulation: judged on the signature
-  int rounds = 0;         // repeats each variant ran
-  std::string repeat_note;  // --repeat=auto: decided, or why not within the budget
-  std::vector<VariantSummary> variants;
-  // Modes of --modes that what backs the files cannot give (device DAX and
-  // hugetlbfs have one page size): "pte: --mapping=pte asks for ...".
-  std::vector<std::string> skipped;
-  std::vector<GroupVerdict> groups;
-  std::vector<std::string> taint;  // the runs' taint, merged (MergeTaint, taint/taint.h)
-  nlohmann::json runs = nlohmann::json::array();  // one full run document per run
-};
+// The median share of a variant's bytes mapped at the size it asked for:
+// PMD bytes for pmd, PUD bytes for pud (1 for pte and auto, which ask for
+// no size above 4 KiB).
+double ShareAtRequestedSize(const VariantSummary& variant);
 
 // Runs every variant --repeat times and judges them. Usage errors (checked
-// before the first run) are returned; a run that fails sets `exit_code` to 1
-// and is reported on stderr, the others still count. A mode the backing
-// cannot give is skipped and named in `skipped`; when no mode is left, that
-// is the error.
-absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config, int& exit_code);
+// before the first run) are returned; a run that fails is recorded in
+// `failures` and the others still count. A mode the backing cannot give is
+// skipped and named in `skipped`; when no mode is left, that is the error.
+absl::StatusOr<CompareOutcome> RunComparison(const CompareConfig& config);
 
 }  // namespace faultbench

@@ -119,10 +119,6 @@ std::vector<NumaSet> MatrixSets(const MatrixPlan& plan) {
   return sets;
 }
 
-bool NumaMatrix::AllExact() const {
-  return !cells.empty() && std::all_of(cells.begin(), cells.end(), [](const MatrixCell& c) { return c.exact; });
-}
-
 std::vector<NumaMatrix> BuildMatrices(const MatrixPlan& plan, const std::vector<VariantSummary>& variants) {
   std::vector<NumaMatrix> matrices;
   for (const VariantSummary& v : variants) {
@@ -150,7 +146,7 @@ std::vector<NumaMatrix> BuildMatrices(const MatrixPlan& plan, const std::vector<
   return matrices;
 }
 
-absl::StatusOr<NumaMatrixOutcome> RunNumaMatrix(const CompareConfig& config, int& exit_code) {
+absl::StatusOr<NumaMatrixOutcome> RunNumaMatrix(const CompareConfig& config) {
   if (!config.numa_sets.empty()) {
     return absl::InvalidArgumentError("--numa-matrix and --numa-sets both choose the NUMA sets: give one of them");
   }
@@ -158,7 +154,7 @@ absl::StatusOr<NumaMatrixOutcome> RunNumaMatrix(const CompareConfig& config, int
   PMSTORE_ASSIGN_OR_RETURN(outcome.plan, PlanNumaMatrix(config.job));
   CompareConfig cells = config;
   cells.numa_sets = MatrixSets(outcome.plan);
-  PMSTORE_ASSIGN_OR_RETURN(outcome.comparison, RunComparison(cells, exit_code));
+  PMSTORE_ASSIGN_OR_RETURN(outcome.comparison, RunComparison(cells));
   outcome.matrices = BuildMatrices(outcome.plan, outcome.comparison.variants);
   return outcome;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_format.h"
 #include "faultbench/stats/change.h"
 #include "pmstore/base/tick_clock.h"
 
@@ -37,19 +36,13 @@ void RepeatPlan::EndRound(bool decided) {
   longest_round_s_ = std::max(longest_round_s_, static_cast<double>(MonotonicNs() - round_start_ns_) / 1e9);
 }
 
-std::string RepeatPlan::RoundLabel() const {
-  if (!auto_) return absl::StrFormat("%d/%d", done_ + 1, fixed_rounds_);
-  return absl::StrFormat("%d (auto, %.0f s of %.0f s)", done_ + 1, done_ == 0 ? 0.0 : Elapsed(), budget_s_);
-}
-
-std::string RepeatPlan::Note(const std::string& undecided_evidence) const {
-  if (!auto_) return "";
-  if (decided_) return absl::StrFormat("--repeat=auto: decided after %d rounds (%.1f s)", done_, Elapsed());
-  const char* why = done_ >= kMaxAutoRounds ? "in the most rounds auto runs" : "within the budget";
-  return absl::StrFormat(
-      "--repeat=auto: not decided %s (%d rounds, %.1f s of --repeat-budget=%.0fs): %s; a longer budget or a "
-      "quieter machine (see the taint) may decide it",
-      why, done_, Elapsed(), budget_s_, undecided_evidence);
+RepeatOutcome RepeatPlan::Outcome() const {
+  return {.is_auto = auto_,
+          .rounds = done_,
+          .decided = auto_ && decided_,
+          .most_rounds = auto_ && done_ >= kMaxAutoRounds,
+          .elapsed_s = round_start_ns_ == 0 ? 0.0 : Elapsed(),
+          .budget_s = budget_s_};
 }
 
 }  // namespace faultbench

@@ -10,7 +10,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+
+#include "faultbench/result/compare_result.h"
 
 namespace faultbench {
 
@@ -28,11 +29,9 @@ class RepeatPlan {
 
   bool is_auto() const { return auto_; }
   int rounds() const { return done_; }
-  // "2/3" for a fixed plan, "4 (auto, 21 s of 60 s)" for auto.
-  std::string RoundLabel() const;
-  // "" for a fixed plan. Auto: "decided after 4 rounds (21.3 s)", or "not
-  // decided within the 60 s budget after 9 rounds: EVIDENCE".
-  std::string Note(const std::string& undecided_evidence) const;
+  // The rounds so far, and for auto whether they decided it, and the time
+  // spent of the budget (report/compare_report.h renders it as a note).
+  RepeatOutcome Outcome() const;
 
  private:
   RepeatPlan(bool is_auto, int fixed_rounds, double budget_s)

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace faultbench::diff {
 namespace {
 
@@ -55,6 +57,18 @@ std::vector<MetricInfo> Catalogue() {
   for (const char* counter : {"numa_miss", "numa_foreign", "numa_other", "numa_pte_updates", "numa_huge_pte_updates",
                               "numa_hint_faults", "numa_hint_faults_local", "numa_pages_migrated"}) {
     all.push_back({std::string("vmstat.") + counter, "events", Worse::kUp, kFrequentEvents, true});
+  }
+  // The per-size THP counters (hugepages-SIZE/stats, Linux 6.8+): fewer
+  // allocations of a size are worse (its faults fell back), more fallbacks
+  // and splits are worse.
+  for (const char* size : {"8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M", "2M"}) {
+    for (const char* counter : {"anon_fault_alloc", "shmem_alloc"}) {
+      all.push_back({absl::StrCat("mthp.", size, ".", counter), "events", Worse::kDown, kRareEvents, true});
+    }
+    for (const char* counter : {"anon_fault_fallback", "anon_fault_fallback_charge", "shmem_fallback",
+                                "shmem_fallback_charge", "split", "split_deferred", "split_failed"}) {
+      all.push_back({absl::StrCat("mthp.", size, ".", counter), "events", Worse::kUp, kRareEvents, true});
+    }
   }
   return all;
 }

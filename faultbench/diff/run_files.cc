@@ -181,6 +181,10 @@ std::map<std::string, double> SignatureFigures(const json& signature) {
   for (const auto& [name, delta] : vmstat.items()) {
     if (delta.is_number()) f["vmstat." + name] = delta.get<double>();
   }
+  const json mthp = signature.value("mthp", json::object());
+  for (const auto& [name, delta] : mthp.items()) {
+    if (delta.is_number()) f["mthp." + name] = delta.get<double>();
+  }
   if (signature.contains("page_tables_delta_kb") && signature["page_tables_delta_kb"].is_number()) {
     f["page_tables_delta_kb"] = signature["page_tables_delta_kb"].get<double>();
   }

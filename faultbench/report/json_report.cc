@@ -78,6 +78,7 @@ json PageSizeEvidenceJson(const PageSizeEvidence& e) {
 json MappingJson(const WorkerResult& w) {
   const MappingOutcome& m = w.mapping;
   json out = {{"requested", std::string(pmstore::mapping::PageIntentName(m.requested))},
+              {"memory", m.memory},
               {"engine", std::string(pmstore::mapping::EngineName(m.engine))},
               {"granularity", m.granularity},
               {"writes", m.writes},
@@ -106,6 +107,24 @@ json MappingJson(const WorkerResult& w) {
   out["differs_from_request"] = m.DiffersFromRequest();
   if (!w.doctor_reasons.empty()) out["doctor_reasons"] = w.doctor_reasons;
   return out;
+}
+
+// The folios behind a worker's range (jobs[].faultbench.folio_sizes) and
+// where they came from; null with the reason where they could not be read.
+void AddFolios(const MappingOutcome& m, json& out) {
+  if (!m.folios) {
+    out["folio_sizes"] = nullptr;
+    out["folio_sizes_source"] = m.folios_error.empty() ? "not read" : "unavailable: " + m.folios_error;
+    return;
+  }
+  const pmstore::mapping::FolioCensus& f = *m.folios;
+  out["folio_sizes"] = FolioSizesJson(f.folios, m.requested);
+  out["folio_sizes_source"] = std::string(pmstore::mapping::kFolioCensusSource);
+  json bytes = json::object();
+  for (const auto& [size, n] : f.bytes) bytes[pmstore::mapping::SizeName(size)] = n;
+  out["folio_bytes"] = bytes;
+  out["zero_page_bytes"] = f.zero_page_bytes;
+  if (m.requested.is_folio()) out["folio_share"] = m.FolioShare();
 }
 
 json NumaJson(const NumaOutcome& numa) {
@@ -138,6 +157,8 @@ json JobOptionsJson(const JobOptions& job) {
               {"ioengine", std::string(JobEngineName(job.ioengine))},
               {"numjobs", std::to_string(job.numjobs)},
               {"mapping", std::string(pmstore::mapping::PageIntentName(job.mapping))}};
+  if (job.anonymous()) out["anon"] = std::string(AnonMemoryName(job.anon));
+  if (job.private_mapping) out["private"] = "1";
   if (!job.filename.empty()) out["filename"] = job.filename;
   if (!job.directory.empty()) out["directory"] = job.directory;
   if (job.rw == RwMode::kRandRw || job.rw == RwMode::kReadWrite) out["rwmixread"] = std::to_string(job.rwmixread);
@@ -207,6 +228,7 @@ json WorkerJson(const RunResult& run, const WorkerResult& w) {
               {"phases", phases},
               {"tlb", tlb},
               {"notes", w.notes}};
+  AddFolios(w.mapping, out);
   if (!w.error.empty()) out["error"] = w.error;
   return out;
 }
@@ -233,6 +255,8 @@ json GroupJson(const RunResult& run, const ReportEntry& e) {
                            {"pte_bytes", e.mapping.pte_bytes},
                            {"pmd_share", e.mapping.PmdShare()},
                            {"unverified_workers", e.mapping.unverified}}},
+              {"folio_sizes", e.mapping.folios.empty() ? json(nullptr)
+                                                       : FolioSizesJson(e.mapping.folios, first.mapping.requested)},
               {"faults_per_mib", e.total.FaultsPerMib()},
               {"page_cache", PageCacheJson(first.page_cache)},
               {"tlb", TlbJson(e.total.perf)},
@@ -269,6 +293,8 @@ json RunToJson(const RunResult& run) {
     job["faultbench"] = e.aggregated ? GroupJson(run, e) : WorkerJson(run, first);
     jobs.push_back(job);
   }
+  json knobs = json::array();
+  for (const ThpKnobChange& k : run.thp_knobs) knobs.push_back({{"knob", k.path}, {"value", k.value}, {"was", k.was}});
   return {{"fio version", "faultbench-" FAULTBENCH_VERSION},
           {"timestamp", run.timestamp_ms / 1000},
           {"timestamp_ms", run.timestamp_ms},
@@ -276,6 +302,7 @@ json RunToJson(const RunResult& run) {
           {"jobs", jobs},
           {"signature", SignatureJson(run.signature)},
           {"system", SystemJson(run)},
+          {"thp_knobs_set", knobs},
           {"taint", run.taint}};
 }
 

@@ -77,6 +77,23 @@ std::string RenderCsv(const RunResult& run) {
   return out;
 }
 
+nlohmann::json FolioSizesJson(const std::map<uint64_t, uint64_t>& folios, pmstore::mapping::PageIntent requested) {
+  std::map<uint64_t, uint64_t> shown = folios;
+  const uint64_t asked = pmstore::mapping::IntentPageSize(requested);
+  if (requested.is_folio() || requested == pmstore::mapping::PageIntent::kPmd) shown.try_emplace(asked, 0);
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [size, count] : shown) out[pmstore::mapping::SizeName(size)] = count;
+  return out;
+}
+
+std::string FolioSizesText(const std::map<uint64_t, uint64_t>& folios) {
+  std::vector<std::string> parts;
+  for (auto it = folios.rbegin(); it != folios.rend(); ++it) {
+    parts.push_back(absl::StrCat(it->second, " x ", pmstore::mapping::SizeName(it->first)));
+  }
+  return parts.empty() ? "none" : absl::StrJoin(parts, ", ");
+}
+
 std::string RenderRun(const RunResult& run, OutputFormat format) {
   switch (format) {
     case OutputFormat::kNormal: return RenderText(run);

@@ -11,6 +11,8 @@
 // ends with fio's "Run status group" lines.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -45,6 +47,13 @@ DirectionFigures Figures(const DirectionStats& stats, double runtime_s, double n
 
 // The job's percentile_list, or fio's default list.
 const std::vector<double>& Percentiles(const JobOptions& job);
+
+// {"4K": 12, "64K": 4090, "2M": 0}: folios by size, smallest first, with
+// the size a folio or pmd intent asked for present even when none was
+// found.
+nlohmann::json FolioSizesJson(const std::map<uint64_t, uint64_t>& folios, pmstore::mapping::PageIntent requested);
+// "4090 x 64K, 12 x 4K", largest first ("none" when empty).
+std::string FolioSizesText(const std::map<uint64_t, uint64_t>& folios);
 
 // A phase's metrics in the shape of a job's ("read", "write", cpu, faults),
 // for each entry of "phases", with the latency options of `job`.

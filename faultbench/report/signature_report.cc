@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "faultbench/report/report.h"
 
 namespace faultbench {
 namespace {
@@ -14,6 +15,17 @@ json OrNull(const std::optional<T>& value) {
 }
 
 std::string Signed(int64_t value) { return absl::StrFormat("%+d", value); }
+
+json FolioChecksJson(const std::vector<FolioCheck>& checks) {
+  json out = json::array();
+  for (const FolioCheck& c : checks) {
+    out.push_back({{"size", pmstore::mapping::SizeName(c.size)},
+                   {"histogram", c.histogram},
+                   {"allocated_minus_split", c.allocated},
+                   {"agree", c.agree()}});
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -33,7 +45,10 @@ json SignatureJson(const RunSignature& s) {
           {"faults_per_mib", s.faults_per_mib},
           {"verified", s.verified},
           {"pmd_share", s.pmd_share},
-          {"pud_share", s.pud_share}};
+          {"pud_share", s.pud_share},
+          {"mthp", s.mthp_deltas},
+          {"folio_sizes", s.folios.empty() ? json(nullptr) : FolioSizesJson(s.folios, pmstore::mapping::PageIntent::kAuto)},
+          {"folio_checks", FolioChecksJson(s.folio_checks)}};
 }
 
 json SystemJson(const RunResult& run) {
@@ -68,6 +83,17 @@ std::string SignatureText(const RunSignature& s) {
     absl::StrAppendFormat(&out, "  PageTables   : %d kB while mapped", *s.page_tables_kb);
     if (s.page_tables_delta_kb) absl::StrAppend(&out, " (", Signed(*s.page_tables_delta_kb), " kB over the run)");
     absl::StrAppend(&out, "\n");
+  }
+  std::string mthp;
+  for (const auto& [name, delta] : s.mthp_deltas) {
+    if (delta != 0) absl::StrAppend(&mthp, " ", name, " ", Signed(delta));
+  }
+  if (!mthp.empty()) absl::StrAppend(&out, "  THP by size :", mthp, "\n");
+  if (!s.folios.empty()) absl::StrAppend(&out, "  folios       : ", FolioSizesText(s.folios), "\n");
+  for (const FolioCheck& c : s.folio_checks) {
+    absl::StrAppendFormat(&out, "  folio check  : %s: %d in the histogram, %d allocated minus split: %s\n",
+                          pmstore::mapping::SizeName(c.size), c.histogram, c.allocated,
+                          c.agree() ? "agree" : "DISAGREE");
   }
   if (s.dax_trace) {
     const DaxTraceTally& t = *s.dax_trace;

@@ -105,10 +105,28 @@ void AppendPageCacheAndNotes(std::string& out, const WorkerResult& w) {
 
 std::string Optional(const std::optional<uint64_t>& v) { return v ? absl::StrCat(*v) : "unavailable"; }
 
+// "folios       : 4090 x 64K, 12 x 4K (pagemap+kpageflags; 99.7% of the bytes in 64K folios)".
+void AppendFolios(std::string& out, const MappingOutcome& m) {
+  if (!m.folios) {
+    if (!m.folios_error.empty()) absl::StrAppend(&out, "  folios       : unavailable (", m.folios_error, ")\n");
+    return;
+  }
+  std::string detail(pmstore::mapping::kFolioCensusSource);
+  if (m.requested.is_folio()) {
+    absl::StrAppendFormat(&detail, "; %.1f%% of the bytes in %s folios", m.FolioShare() * 100,
+                          pmstore::mapping::PageIntentName(m.requested));
+  }
+  if (m.folios->zero_page_bytes > 0) {
+    absl::StrAppend(&detail, "; ", FormatBytes(m.folios->zero_page_bytes), " read from the zero page");
+  }
+  absl::StrAppend(&out, "  folios       : ", FolioSizesText(m.folios->folios), " (", detail, ")\n");
+}
+
 void AppendWorker(std::string& out, const WorkerResult& w) {
   const PhaseResult& t = w.total;
-  absl::StrAppendFormat(&out, "%s: (groupid=%d, jobs=1): err=%2d: worker=%d: file=%s\n", w.job.name, w.group_id,
-                        w.error.empty() ? 0 : 1, w.worker_index, w.file);
+  absl::StrAppendFormat(&out, "%s: (groupid=%d, jobs=1): err=%2d: worker=%d: %s\n", w.job.name, w.group_id,
+                        w.error.empty() ? 0 : 1, w.worker_index,
+                        w.job.anonymous() ? "memory=" + w.job.MemoryName() : "file=" + w.file);
   if (!w.error.empty()) {
     absl::StrAppend(&out, "  error        : ", w.error, "\n");
     return;
@@ -116,8 +134,8 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
   AppendDirections(out, t, w.ns_per_tick, w.job);
   AppendCpu(out, t, t.runtime_s);
   const MappingOutcome& m = w.mapping;
-  absl::StrAppendFormat(&out, "  mapping      : requested=%s engine=%s granularity=%s map_sync=%s dax=%s writes=%s\n",
-                        pmstore::mapping::PageIntentName(m.requested), pmstore::mapping::EngineName(m.engine),
+  absl::StrAppendFormat(&out, "  mapping      : requested=%s memory=%s engine=%s granularity=%s map_sync=%s dax=%s writes=%s\n",
+                        pmstore::mapping::PageIntentName(m.requested), m.memory, pmstore::mapping::EngineName(m.engine),
                         m.granularity, m.map_sync ? "yes" : "no", m.dax ? "yes" : "no", m.writes);
   if (m.verified) {
     absl::StrAppendFormat(&out, "  verified     : %spmd=%s (%.1f%%) pte=%s [%s], %.2f faults/MiB\n",
@@ -131,6 +149,7 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
     absl::StrAppendFormat(&out, "  verified     : unavailable (%s), %.2f faults/MiB\n", m.verify_error,
                           t.FaultsPerMib());
   }
+  AppendFolios(out, m);
   std::string nodes;
   for (const auto& [node, pages] : w.numa.placement.pages_by_node) {
     absl::StrAppend(&nodes, nodes.empty() ? "" : " ", node < 0 ? std::string("absent") : absl::StrCat(node), "=",
@@ -154,7 +173,11 @@ void AppendWorker(std::string& out, const WorkerResult& w) {
   absl::StrAppendFormat(&out, "  tlb          : dTLB-load-misses=%s dTLB-store-misses=%s page-faults=%s\n",
                         Optional(t.perf.dtlb_load_misses), Optional(t.perf.dtlb_store_misses),
                         Optional(t.perf.page_faults));
-  if (m.DiffersFromRequest()) {
+  if (m.DiffersFromRequest() && m.requested.is_folio()) {
+    absl::StrAppendFormat(&out, "  WARNING      : asked for %s folios but %.1f%% of the bytes are in them, %.1f%% PMD-mapped\n",
+                          pmstore::mapping::PageIntentName(m.requested), m.FolioShare() * 100, m.PmdShare() * 100);
+    for (const auto& reason : w.doctor_reasons) absl::StrAppend(&out, "                 why: ", reason, "\n");
+  } else if (m.DiffersFromRequest()) {
     absl::StrAppendFormat(&out, "  WARNING      : asked for %s mappings but the kernel mapped %.1f%% with PMD\n",
                           pmstore::mapping::PageIntentName(m.requested), m.PmdShare() * 100);
     for (const auto& reason : w.doctor_reasons) absl::StrAppend(&out, "                 doctor: ", reason, "\n");
@@ -188,6 +211,7 @@ void AppendGroup(std::string& out, const RunResult& run, const ReportEntry& e) {
                         FormatBytes(m.pte_bytes), e.members.size(), e.members.size() == 1 ? "" : "s",
                         m.unverified > 0 ? absl::StrCat(" (", m.unverified, " unverified)") : "",
                         e.total.FaultsPerMib());
+  if (!m.folios.empty()) absl::StrAppend(&out, "  folios       : ", FolioSizesText(m.folios), "\n");
   AppendPageCacheAndNotes(out, first);
   absl::StrAppendFormat(&out, "  tlb          : dTLB-load-misses=%s dTLB-store-misses=%s page-faults=%s\n",
                         Optional(e.total.perf.dtlb_load_misses), Optional(e.total.perf.dtlb_store_misses),
@@ -221,6 +245,9 @@ std::string RenderText(const RunResult& run) {
   }
   for (const GroupRunStatus& g : RunStatusGroups(entries)) AppendRunStatus(out, g);
   absl::StrAppend(&out, SignatureText(run.signature));
+  for (const ThpKnobChange& k : run.thp_knobs) {
+    absl::StrAppend(&out, "THP knob set for the run: ", k.path, " = ", k.value, " (was ", k.was, ", put back)\n");
+  }
   if (!run.taint.empty()) {
     absl::StrAppend(&out, "\nTaint (numbers may not compare with a clean bare-metal run):\n");
     for (const auto& line : run.taint) absl::StrAppend(&out, "  - ", line, "\n");

@@ -17,6 +17,9 @@ void AddMember(ReportEntry& entry, const WorkerResult& w, size_t index) {
   if (w.mapping.verified) {
     entry.mapping.pmd_bytes += w.mapping.census.pmd_bytes;
     entry.mapping.pud_bytes += w.mapping.census.pud_bytes;
+    if (w.mapping.folios) {
+      for (const auto& [size, n] : w.mapping.folios->folios) entry.mapping.folios[size] += n;
+    }
     entry.mapping.pte_bytes += w.mapping.census.pte_bytes;
   } else {
     ++entry.mapping.unverified;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct MappingTotals {
   uint64_t pud_bytes = 0;
   uint64_t pte_bytes = 0;
   int unverified = 0;  // members whose mapping could not be read back
+  std::map<uint64_t, uint64_t> folios;  // folio size -> folios, over the members whose folios were read
   double PmdShare() const;
 };
 

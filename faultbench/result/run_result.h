@@ -13,12 +13,20 @@
 
 namespace faultbench {
 
+// A THP knob the run set for itself (run/thp_knobs.h) and put back after.
+struct ThpKnobChange {
+  std::string path;   // /sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
+  std::string value;  // during the run
+  std::string was;    // before and after it
+};
+
 struct RunResult {
   std::vector<WorkerResult> workers;  // job by job, worker by worker
   MachineState machine;
   MountFacts filesystem;   // the mount holding the first job's files
   RunSignature signature;  // what the kernel counted over the workload (signature.h)
   std::vector<std::string> taint;
+  std::vector<ThpKnobChange> thp_knobs;  // set for the run, put back after it
   int64_t timestamp_ms = 0;  // wall clock at the start
   uint64_t start_ns = 0;     // CLOCK_MONOTONIC at the start, for the workers' start_ns and end_ns
   double wall_s = 0;

@@ -29,10 +29,30 @@
 
 namespace faultbench {
 
+// The folios of one size the histograms found against what the per-size
+// counters say the workload allocated: anon_fault_alloc + shmem_alloc -
+// split. They agree unless something else (another process, a split
+// after the count) changed folios of that size during the run.
+struct FolioCheck {
+  uint64_t size = 0;         // bytes
+  uint64_t histogram = 0;    // folios the workers' histograms hold
+  int64_t allocated = 0;     // allocations minus splits over the workload
+  bool agree() const { return static_cast<int64_t>(histogram) == allocated; }
+};
+
+// The folio checks of `folios` (a run's summed histograms) against
+// `mthp_deltas`: one per size above 4 KiB that either names, in size order.
+std::vector<FolioCheck> CheckFolios(const std::map<uint64_t, uint64_t>& folios,
+                                    const std::map<std::string, int64_t>& mthp_deltas);
+
 struct RunSignature {
   // /proc/vmstat over the workload: the counters IsSignatureCounter keeps
   // that this kernel has, by name ("thp_fault_fallback", "pgfault", "numa_hit").
   std::map<std::string, int64_t> vmstat_deltas;
+  // The per-size THP counters over the workload, by "SIZE.counter"
+  // ("64K.anon_fault_alloc", "2M.split"): every event counter of every
+  // size the kernel offers (sysfacts/thp.h); empty before 6.8.
+  std::map<std::string, int64_t> mthp_deltas;
   // /proc/meminfo PageTables while the mappings were live, and its growth
   // since the start line (the page tables this run built); nullopt when
   // meminfo has no PageTables line.
@@ -48,6 +68,12 @@ struct RunSignature {
   double faults_per_mib = 0;
   bool verified = false;  // every worker's mapping was read back
   double pmd_share = 0, pud_share = 0;
+  // The folios behind the workers' ranges, summed (pagemap + kpageflags,
+  // root only): folio size in bytes -> folios. Empty when none was read.
+  std::map<uint64_t, uint64_t> folios;
+  // For anonymous memory (every page of it allocated by the workload),
+  // each folio size above 4 KiB checked against its counters.
+  std::vector<FolioCheck> folio_checks;
 };
 
 // The /proc/vmstat counters a signature keeps: thp_fault_alloc,

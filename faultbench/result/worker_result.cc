@@ -46,14 +46,25 @@ double MappingOutcome::PudShare() const {
   return present == 0 ? 0.0 : static_cast<double>(census.pud_bytes) / static_cast<double>(present);
 }
 
+double MappingOutcome::FolioShareOf(uint64_t size) const {
+  if (!folios) return 0;
+  const uint64_t seen = folios->folio_bytes() + folios->zero_page_bytes + folios->no_page_bytes;
+  const auto at = folios->bytes.find(size);
+  return seen == 0 || at == folios->bytes.end() ? 0.0 : static_cast<double>(at->second) / static_cast<double>(seen);
+}
+
 bool MappingOutcome::DiffersFromRequest() const {
   using pmstore::mapping::PageIntent;
   if (!verified) return false;
-  switch (requested) {
-    case PageIntent::kPmd: return PmdShare() < 0.95;
-    case PageIntent::kPud: return PudShare() < 0.95;
-    case PageIntent::kPte: return census.pmd_bytes + census.pud_bytes > 0;
-    case PageIntent::kAuto: return false;
+  switch (requested.kind()) {
+    case PageIntent::Kind::kPmd: return PmdShare() < 0.95;
+    case PageIntent::Kind::kPud: return PudShare() < 0.95;
+    case PageIntent::Kind::kPte: return census.pmd_bytes + census.pud_bytes > 0;
+    case PageIntent::Kind::kFolio:
+      // PTE-mapped folios: no huge entry, and (where the folios were read)
+      // most of the bytes in folios of the size asked for.
+      return census.pmd_bytes + census.pud_bytes > 0 || (folios && FolioShare() < 0.95);
+    case PageIntent::Kind::kAuto: return false;
   }
   return false;
 }

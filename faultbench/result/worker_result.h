@@ -66,6 +66,7 @@ struct PageSizeEvidence {
 
 struct MappingOutcome {
   pmstore::mapping::PageIntent requested = pmstore::mapping::PageIntent::kAuto;
+  std::string memory;       // what was mapped: "file shared", "file private", "anon private", "anon shared"
   pmstore::mapping::Engine engine = pmstore::mapping::Engine::kMmap;
   std::string granularity;  // "page", "cache_line", "byte"
   std::string writes;       // how each write reaches the file (engine/io_engine.h DescribeWrites)
@@ -78,11 +79,22 @@ struct MappingOutcome {
   std::optional<DaxTraceTally> dax_trace;
   // Behind a `page_size` census (device DAX, hugetlbfs).
   std::optional<PageSizeEvidence> page_size;
+  // The folios behind the range, by size (pmstore/mapping/verify.h
+  // ReadFolioSizes: pagemap + kpageflags, root only); why not, when absent.
+  std::optional<pmstore::mapping::FolioCensus> folios;
+  std::string folios_error;
   uint64_t PresentBytes() const;  // pud + pmd + pte
   double PmdShare() const;  // pmd / present, 0 when nothing is present
   double PudShare() const;  // pud / present
+  // The share of the present bytes the folios read back hold in folios of
+  // `size` (the zero page and pages without a struct page count as none);
+  // 0 without folios. FolioShare(): of the requested folio size.
+  double FolioShareOf(uint64_t size) const;
+  double FolioShare() const { return FolioShareOf(requested.folio_size()); }
   // True when the verified mapping contradicts the request (pmd or pud
-  // asked and < 95% of that size, or pte asked and any huge entry).
+  // asked and < 95% of that size, pte asked and any huge entry, or a folio
+  // size asked and any huge entry or, where the folios were read, < 95% of
+  // the bytes in folios of that size).
   bool DiffersFromRequest() const;
 };
 

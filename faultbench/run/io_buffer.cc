@@ -5,6 +5,7 @@
 namespace faultbench {
 
 absl::StatusOr<IoBuffer> IoBuffer::Make(uint64_t bs, const std::string& pattern, uint64_t seed) {
+  if (bs == 0 || bs % 64 != 0) return absl::InvalidArgumentError("the I/O buffer's size must be a positive multiple of 64");
   void* memory = nullptr;
   if (posix_memalign(&memory, 4096, bs) != 0) return absl::ResourceExhaustedError("cannot allocate the I/O buffer");
   char* data = static_cast<char*>(memory);

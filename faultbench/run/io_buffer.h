@@ -11,6 +11,12 @@
 // cache lines touched per 512 bytes. The worker does it outside the timed
 // copy, as fio does it before it starts the completion clock.
 //
+// bs need only be a multiple of 64 here, so a write may end in a block
+// shorter than 512 bytes (or be one): that block is stamped too, the
+// offset in one of the lines it has. fio counts whole 512-byte blocks
+// only, and leaves writes under 512 B and the tail of longer ones as they
+// were.
+//
 // Not thread-safe: one per worker.
 #pragma once
 
@@ -30,12 +36,17 @@ class IoBuffer {
   char* data() const { return data_.get(); }
 
   void Scramble(uint64_t offset, uint64_t stamp) {
+    const uint64_t pick = (stamp ^ offset) & 7;  // the line of a whole block that gets the offset
     char* block = data_.get();
-    const uint64_t line = ((stamp ^ offset) & 7) << 6;
-    for (uint64_t b = 0; b < blocks_; ++b, block += 512, offset += 512) {
+    for (uint64_t left = bs_; left > 0;) {
+      const uint64_t bytes = left < 512 ? left : 512;
+      const uint64_t line = (bytes == 512 ? pick : pick % (bytes / 64)) << 6;
       *reinterpret_cast<uint64_t*>(block + line) = offset;
       reinterpret_cast<uint64_t*>(block + 64 - 16)[0] = stamp;
       reinterpret_cast<uint64_t*>(block + 64 - 16)[1] = offset ^ stamp;
+      block += bytes;
+      offset += bytes;
+      left -= bytes;
     }
   }
 
@@ -43,10 +54,10 @@ class IoBuffer {
   struct FreeDeleter {
     void operator()(char* p) const { std::free(p); }
   };
-  IoBuffer(char* data, uint64_t bs) : data_(data), blocks_(bs / 512) {}
+  IoBuffer(char* data, uint64_t bs) : data_(data), bs_(bs) {}
 
   std::unique_ptr<char, FreeDeleter> data_;
-  uint64_t blocks_;  // 512-byte blocks a scramble stamps
+  uint64_t bs_;  // a multiple of 64 (ValidateJob): every block of it has a first cache line
 };
 
 }  // namespace faultbench

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "faultbench/run/target.h"
+#include "faultbench/sysfacts/mount.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
 
@@ -97,6 +99,19 @@ absl::Status CheckMappingFits(const JobOptions& job, const FixedPageSize& fixed)
   return absl::InvalidArgumentError(absl::StrCat(MappingFlag(job.mapping), " asks for ", FormatBytes(wanted),
                                                  " entries, but ", fixed.What(path), " maps every page at ",
                                                  FormatBytes(fixed.page_size), ": use ", IntentFor(fixed.page_size)));
+}
+
+absl::Status CheckFolioFits(const JobOptions& job, const std::string& file) {
+  if (!job.mapping.is_folio()) return absl::OkStatus();
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(std::filesystem::path(file).parent_path(), ec);
+  if (ec) return absl::OkStatus();  // the directory check names a missing directory
+  auto mount = ReadMountFacts(dir.string());
+  if (!mount.ok() || mount->dax_option.empty() || mount->dax_option == "never") return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      MappingFlag(job.mapping), ": ", dir.string(), " is mounted dax=", mount->dax_option,
+      ", and DAX maps the device's memory with 4 KiB or 2 MiB entries, no folios between: use --mapping=pte or pmd "
+      "(or --anon for anonymous folios)"));
 }
 
 absl::Status CheckFixedPageSizeJobs(const std::vector<WorkerContext>& workers) {

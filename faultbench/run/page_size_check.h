@@ -27,6 +27,12 @@ namespace faultbench {
 // InvalidArgument when `job.mapping` cannot be had on what backs its file.
 absl::Status CheckMappingFits(const JobOptions& job, const FixedPageSize& fixed);
 
+// InvalidArgument when `job.mapping` is a folio size and `file` is on a
+// DAX file system (fsdax maps 4 KiB or 2 MiB entries of the device's
+// memory: there are no folios). A file system's page cache takes any folio
+// size: what it gives is read back (the folio sizes of the run).
+absl::Status CheckFolioFits(const JobOptions& job, const std::string& file);
+
 // The mapping each job asks for, device size and access, and hugetlb
 // pools, over the run's planned workers (their files and the sizes their
 // creators make them): InvalidArgument, PermissionDenied or

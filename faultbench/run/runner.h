@@ -2,22 +2,14 @@
 // stonewalls form a stage whose workers all start at once; stages run one
 // after another, in order. Gathers the results with the machine's taint.
 //
-// Each worker gets fio's groupid (a stonewall or new_group starts a new
-// group once the previous one has a job), its layout in its file (offset,
-// size, filesize), its seed (randseed, randrepeat) and its CPUs
-// (cpus_allowed, cpus_allowed_policy). Workers of a stage that name the
-// same file (filename= with numjobs, --shared-file, two sections on one
-// file) share it: the first creates it, the others wait for that.
+// The jobs are resolved first, once (plan.h: groupids, layouts, seeds,
+// CPUs, NUMA, what backs the files, every check that needs no file); a
+// plan can be executed any number of times (compare's repeats).
 //
-// ExecuteJobs is its list of steps (runner.cc): preflight, read the
-// machine's state, plan the workers, run each stage (tracing DAX faults
-// where that verifies the mapping), ask the doctor why a mapping differs
-// from its request, unlink (--unlink), judge the taint.
-//
-// Everything that can be known before a worker starts is checked first and
-// returned as an error, so a bad run fails in one line before touching any
-// file: InvalidArgument (bad option, unknown NUMA node), NotFound (missing
-// directory), ResourceExhausted (the files do not fit in the free space).
+// ExecutePlan is its list of steps (runner.cc): arm the plan's workers for
+// this execution, read the machine's state, run each stage (tracing DAX
+// faults where that verifies the mapping), ask the doctor why a mapping
+// differs from its request, unlink (--unlink), judge the taint.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "faultbench/result/run_result.h"
+#include "faultbench/run/plan.h"
+#include "faultbench/run/signature_probe.h"
 #include "faultbench/workload/job_options.h"
 
 namespace faultbench {
@@ -37,11 +31,22 @@ struct RunSettings {
   // Tests: when set, receives the block offsets of every measured I/O,
   // one vector per worker in the order of RunResult::workers.
   std::vector<std::vector<uint64_t>>* offset_logs = nullptr;
+  // Called at every stage's start and finish lines (signature_probe.h);
+  // null: none. Must outlive the run.
+  LineHook* line_hook = nullptr;
+  // Set the THP knobs the plan needs (plan.h knob_writes) for the run; false
+  // where a caller has set them already for several runs at once (scale's
+  // processes).
+  bool set_thp_knobs = true;
 };
 
-// Checks `jobs` against the machine without running anything.
-absl::Status PreflightJobs(const std::vector<JobOptions>& jobs);
+// Executes `plan` once. The errors a plan could not foresee are the
+// workers' (WorkerResult::error); the status is not OK only when the run
+// could not start.
+absl::StatusOr<RunResult> ExecutePlan(const RunPlan& plan, const RunSettings& settings);
 
+// PlanRun(jobs), then ExecutePlan: PlanRun's errors (plan.h) before any
+// file is touched.
 absl::StatusOr<RunResult> ExecuteJobs(const std::vector<JobOptions>& jobs, const RunSettings& settings);
 
 }  // namespace faultbench

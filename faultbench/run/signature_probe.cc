@@ -2,10 +2,14 @@
 
 namespace faultbench {
 
-SignatureProbe::SignatureProbe(std::ptrdiff_t workers) : line_(workers, TakeReading{this}) {}
+SignatureProbe::SignatureProbe(std::ptrdiff_t workers, LineHook* hook)
+    : hook_(hook), line_(workers, TakeReading{this}) {}
 
 void SignatureProbe::TakeReading::operator()() noexcept {
-  if (probe->next_reading_ < 2) probe->readings_[probe->next_reading_++] = ReadVmCounters();
+  if (probe->next_reading_ >= 2) return;
+  const int line = probe->next_reading_;
+  probe->readings_[probe->next_reading_++] = ReadVmCounters();
+  if (probe->hook_ != nullptr) probe->hook_->AtLine(line);
 }
 
 void SignatureProbe::AtStartLine(bool ready) {

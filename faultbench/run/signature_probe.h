@@ -20,9 +20,21 @@
 
 namespace faultbench {
 
+// Called at each line of a stage, after the probe's own reading, while
+// every worker of the stage still waits there: a caller that runs workers
+// in other processes too (faultbench scale --mode=processes) holds the
+// line here until those have come to it as well. `line` is 0 at the start
+// line, 1 at the finish line. Called from the last worker to arrive.
+class LineHook {
+ public:
+  virtual ~LineHook() = default;
+  virtual void AtLine(int line) = 0;
+};
+
 class SignatureProbe {
  public:
-  explicit SignatureProbe(std::ptrdiff_t workers);
+  // `hook` (may be null) must outlive the probe.
+  explicit SignatureProbe(std::ptrdiff_t workers, LineHook* hook = nullptr);
 
   // At the start line. `ready` false: the worker failed its setup and
   // leaves the run; it does not come to the finish line.
@@ -43,6 +55,7 @@ class SignatureProbe {
   };
   VmCounters readings_[2];
   int next_reading_ = 0;  // written only by the barrier's completion step
+  LineHook* hook_;
   std::barrier<TakeReading> line_;
 };
 

@@ -124,8 +124,22 @@ absl::Status PrepareTargetFile(const std::string& path, uint64_t size, Fallocate
 }
 
 absl::StatusOr<Target> OpenAndMapTarget(const JobOptions& job, const std::string& path, const FixedPageSize& fixed,
-                                        PageCacheOutcome& page_cache) {
+                                        uint64_t anon_bytes, PageCacheOutcome& page_cache) {
   Target target;
+  pmstore::mapping::MapOptions options;
+  options.intent = job.mapping;
+  options.engine = job.engine();
+  options.map_sync = job.map_sync;
+  options.private_copy = job.private_mapping;
+  if (job.anonymous()) {
+    page_cache.invalidate_source = std::string(job.invalidate.Source(job.from_job_file));
+    page_cache.fadvise_source = std::string(job.fadvise_hint.Source(job.from_job_file));
+    page_cache.action = "not applied: anonymous memory has no page cache";
+    page_cache.fadvise = "none";
+    PMSTORE_ASSIGN_OR_RETURN(target.mapping, Mapping::CreateAnonymous(anon_bytes, job.anon == AnonMemory::kShared,
+                                                                      options));
+    return target;
+  }
   // A device is mapped whole (its size is a whole number of aligns, the
   // only lengths its driver maps), as a file is.
   PMSTORE_ASSIGN_OR_RETURN(PoolFile file, fixed.devdax
@@ -139,10 +153,6 @@ absl::StatusOr<Target> OpenAndMapTarget(const JobOptions& job, const std::string
   const FadviseHint advice = AdviceFor(job, fixed);
   AdviseFile(advice, target.file->fd(), page_cache);
 
-  pmstore::mapping::MapOptions options;
-  options.intent = job.mapping;
-  options.engine = job.engine();
-  options.map_sync = job.map_sync;
   PMSTORE_ASSIGN_OR_RETURN(target.mapping, Mapping::Create(*target.file, options));
   AdviseMapping(advice, job, *target.mapping);
   return target;

@@ -1,4 +1,6 @@
-// The file a worker maps: made as fallocate= says, its cached pages dropped
+// What a worker maps: anonymous memory (--anon: private or shared, of the
+// worker's file size, nothing made, nothing cached), or a file: made as
+// fallocate= says, its cached pages dropped
 // as invalidate= says, advised as fadvise_hint= says, and mapped with the
 // job's page-size intent and engine. The one place that looks at, makes,
 // opens and maps a job's target: a file, or a device DAX device
@@ -54,14 +56,15 @@ uint64_t PreparedSize(uint64_t size, const FixedPageSize& fixed);
 absl::Status PrepareTargetFile(const std::string& path, uint64_t size, Fallocate mode, const FixedPageSize& fixed);
 
 struct Target {
-  std::unique_ptr<pmstore::mapping::PoolFile> file;
+  std::unique_ptr<pmstore::mapping::PoolFile> file;  // null for anonymous memory
   std::unique_ptr<pmstore::mapping::Mapping> mapping;
 };
 
 // Opens the prepared file (or the device) at `path`, sets its page-cache
-// state and maps it; `page_cache` records what applied and why.
+// state and maps it; `page_cache` records what applied and why. For an
+// --anon job maps `anon_bytes` of anonymous memory instead (`path` unused).
 absl::StatusOr<Target> OpenAndMapTarget(const JobOptions& job, const std::string& path, const FixedPageSize& fixed,
-                                        PageCacheOutcome& page_cache);
+                                        uint64_t anon_bytes, PageCacheOutcome& page_cache);
 
 // Bytes of [start, start + length) in the page cache now (mincore), or
 // nullopt where mincore refuses the range.

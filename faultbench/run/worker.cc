@@ -135,6 +135,7 @@ class Worker {
 
 absl::Status Worker::MakeFile(WorkerResult& result) {
   result.file = ctx_.file;
+  if (job_.anonymous()) return absl::OkStatus();  // nothing to make: the mapping is the memory
   if (!ctx_.creates_file) {
     if (ctx_.file_ready != nullptr) ctx_.file_ready->wait();
     return absl::OkStatus();
@@ -156,13 +157,14 @@ absl::Status Worker::Place(WorkerResult& result) {
 }
 
 absl::Status Worker::MapFile(WorkerResult& result) {
-  PMSTORE_ASSIGN_OR_RETURN(target_, OpenAndMapTarget(job_, result.file, ctx_.fixed, result.page_cache));
+  PMSTORE_ASSIGN_OR_RETURN(target_, OpenAndMapTarget(job_, result.file, ctx_.fixed, ctx_.file_size, result.page_cache));
   const pmstore::mapping::Mapping& mapping = *target_.mapping;
   const EngineOptions writes{
       .libpmem_flags = job_.ioengine == JobEngine::kLibpmem, .direct = job_.direct, .sync = job_.sync};
   engine_ = MakeEngine(mapping, writes);
   result.mapping.writes = DescribeWrites(mapping.engine(), writes);
   result.mapping.requested = job_.mapping;
+  result.mapping.memory = job_.MemoryName();
   result.mapping.engine = job_.engine();
   result.mapping.granularity = std::string(pmstore::mapping::GranularityName(mapping.granularity()));
   result.mapping.map_sync = mapping.map_sync();
@@ -392,6 +394,16 @@ void Worker::ReadBack(WorkerResult& result) {
     result.mapping.census = *census;
   } else {
     result.mapping.verify_error = std::string(census.status().message());
+  }
+  // The folios behind the range (a 64 KiB folio is sixteen PTEs to every
+  // page-table reader). DAX pages have none (no struct page).
+  if (!target_.mapping->dax() && !ctx_.fixed.devdax) {
+    auto folios = pmstore::mapping::ReadFolioSizes(start, range);
+    if (folios.ok()) {
+      result.mapping.folios = *std::move(folios);
+    } else {
+      result.mapping.folios_error = std::string(folios.status().message());
+    }
   }
   result.numa.placement = SamplePagePlacement(start, range);
   if (target_.mapping->dax()) AttributeDaxPages(result.numa.placement);

@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
 #include "faultbench/sysfacts/read_file.h"
+#include "faultbench/sysfacts/thp.h"
 
 namespace faultbench {
 namespace {
@@ -50,6 +51,7 @@ VmCounters ReadVmCounters() {
   VmCounters counters;
   counters.vmstat = ParseVmstat(ReadWholeFile("/proc/vmstat"));
   counters.page_tables_kb = MeminfoKb(ReadWholeFile("/proc/meminfo"), "PageTables");
+  counters.mthp = ReadMthpStats();
   return counters;
 }
 

@@ -17,9 +17,11 @@ namespace faultbench {
 struct VmCounters {
   std::map<std::string, uint64_t> vmstat;  // every counter /proc/vmstat lists, by name
   std::optional<uint64_t> page_tables_kb;  // PageTables of /proc/meminfo; nullopt when absent
+  // The per-size THP counters (thp.h ReadMthpStats): "64K.anon_fault_alloc".
+  std::map<std::string, uint64_t> mthp;
 };
 
-// Both files, read now; a file that cannot be read leaves its part empty.
+// Both files and the per-size THP counters, read now; a file that cannot be read leaves its part empty.
 // As root, the per-CPU differences of the size counters are folded in first
 // (/proc/sys/vm/stat_refresh): PageTables otherwise lags by up to a stat
 // threshold of pages per CPU (measured in the DAX VM: a 16 MiB 4 KiB

@@ -324,6 +324,9 @@ const std::map<std::string, Handler, std::less<>>& Supported() {
          PMSTORE_ASSIGN_OR_RETURN(j.ioengine, ParseJobEngine(v)); return absl::OkStatus(); }},
       {"mapping", [](JobOptions& j, std::string_view, std::string_view v) -> absl::Status {
          PMSTORE_ASSIGN_OR_RETURN(j.mapping, pmstore::mapping::ParsePageIntent(v)); return absl::OkStatus(); }},
+      {"anon", [](JobOptions& j, std::string_view, std::string_view v) -> absl::Status {
+         PMSTORE_ASSIGN_OR_RETURN(j.anon, ParseAnonMemory(v)); return absl::OkStatus(); }},
+      {"private", FLAG(private_mapping)},
       {"map_sync", FLAG(map_sync)},
       {"prefault", FLAG(prefault)},
       {"fresh_file", FLAG(fresh_file)},

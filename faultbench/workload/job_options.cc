@@ -136,6 +136,34 @@ std::string_view RandomDistributionName(RandomDistribution kind) {
   return "random";
 }
 
+std::string_view AnonMemoryName(AnonMemory anon) {
+  switch (anon) {
+    case AnonMemory::kNone: return "";
+    case AnonMemory::kPrivate: return "private";
+    case AnonMemory::kShared: return "shared";
+  }
+  return "";
+}
+
+absl::StatusOr<AnonMemory> ParseAnonMemory(std::string_view text) {
+  if (text.empty() || text == "1" || text == "private") return AnonMemory::kPrivate;
+  if (text == "shared") return AnonMemory::kShared;
+  if (text == "0") return AnonMemory::kNone;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "anon=", std::string(text), ": use private (MAP_PRIVATE|MAP_ANONYMOUS, the default) or shared (shmem)"));
+}
+
+std::string JobOptions::MemoryName() const {
+  if (anonymous()) return absl::StrCat("anon ", std::string(AnonMemoryName(anon)));
+  return private_mapping ? "file private" : "file shared";
+}
+
+std::string JobOptions::Location() const {
+  if (anon == AnonMemory::kPrivate) return "anonymous private memory";
+  if (anon == AnonMemory::kShared) return "anonymous shared memory (shmem)";
+  return directory.empty() ? filename : directory;
+}
+
 std::string_view FallocateName(Fallocate mode) {
   switch (mode) {
     case Fallocate::kNative: return "native";
@@ -152,7 +180,28 @@ absl::Status ValidateJob(const JobOptions& job) {
     return absl::InvalidArgumentError(absl::StrCat("job '", job.name, "': ", parts...));
   };
   if (job.name.empty()) return absl::InvalidArgumentError("--name must not be empty");
-  if (job.filename.empty() && job.directory.empty()) return bad("give --filename or --directory");
+  if (job.anonymous()) {
+    if (!job.filename.empty()) {
+      return bad("--anon maps anonymous memory, not a file: drop --filename=", job.filename, " (or --anon)");
+    }
+    if (job.size == 0) return bad("--anon needs --size: anonymous memory has no file whose size it could take");
+    if (job.size_percent > 0 || job.offset_percent > 0) return bad("--anon: a percentage of what? give sizes in bytes");
+    if (job.ioengine != JobEngine::kMmap || job.map_sync) {
+      return bad("--anon: anonymous memory is copied with memcpy (--engine=mmap); libpmem, dev-dax, pmem2 and "
+                 "--map-sync need a file");
+    }
+    if (job.private_mapping) return bad("--private maps a file copy-on-write; for private anonymous memory give --anon");
+    if (job.shared_file) return bad("--shared-file splits a file; with --anon every worker maps memory of its own");
+    if (job.mapping == pmstore::mapping::PageIntent::kPud) {
+      return bad("--mapping=pud: anonymous memory has no 1 GiB transparent huge pages; use --mapping=pmd, or "
+                 "hugetlbfs with pagesize=1G for 1 GiB pages");
+    }
+  } else if (job.filename.empty() && job.directory.empty()) {
+    return bad("give --filename or --directory (or --anon for anonymous memory)");
+  }
+  if (job.private_mapping && (job.ioengine != JobEngine::kMmap || job.map_sync)) {
+    return bad("--private: a copy-on-write mapping is mmap's alone (libpmem2 and MAP_SYNC map a file shared)");
+  }
   if (job.filename.find(':') != std::string::npos) {
     return bad("filename=", job.filename, " names several files (fio separates them with ':'); faultbench maps "
                "one file per job: give one");
@@ -182,6 +231,7 @@ absl::Status ValidateJob(const JobOptions& job) {
 }
 
 std::string WorkerFilePath(const JobOptions& job, int index) {
+  if (job.anonymous()) return "";
   if (!job.filename.empty()) {
     if (job.directory.empty() || job.filename.starts_with("/")) return job.filename;
     return absl::StrCat(job.directory, "/", job.filename);

@@ -84,6 +84,17 @@ struct ContextDefault {
   }
 };
 
+// What a job maps, as will-it-scale names its page-fault tests (page_fault1
+// private anonymous, page_fault2 private file, page_fault3 shared file):
+// a file, shared (fio's mmap engine) or, with `private`, copied on write;
+// or anonymous memory, private (MAP_PRIVATE|MAP_ANONYMOUS: the process's
+// own pages) or shared (MAP_SHARED|MAP_ANONYMOUS: shmem pages). fio has no
+// anonymous engine; anonymous memory is faultbench's own (--anon, anon=).
+enum class AnonMemory { kNone, kPrivate, kShared };
+std::string_view AnonMemoryName(AnonMemory anon);  // "", "private", "shared"
+// "private", "shared" (or "" / "1" for private); InvalidArgument otherwise.
+absl::StatusOr<AnonMemory> ParseAnonMemory(std::string_view text);
+
 // numactl-style node policies, kept as the user wrote them ("0-1",
 // "block:pmem0", "file:/mnt/x"); resolved to node masks by numa/.
 struct NumaOptions {
@@ -155,12 +166,20 @@ struct JobOptions {
 
   // --- faultbench's own -----------------------------------------------------
   pmstore::mapping::PageIntent mapping = pmstore::mapping::PageIntent::kAuto;
+  AnonMemory anon = AnonMemory::kNone;  // anonymous memory instead of a file (directory, filename unused)
+  bool private_mapping = false;         // a file mapped MAP_PRIVATE: writes are copied on write, never the file's
   bool map_sync = false;
   bool prefault = false;    // populate every page first, measure steady state
   bool fresh_file = false;  // unlink and recreate, so no mapping state carries over
   NumaOptions numa;
 
   pmstore::mapping::Engine engine() const { return MappingEngine(ioengine); }
+  bool anonymous() const { return anon != AnonMemory::kNone; }
+  // "file shared", "file private", "anon private", "anon shared".
+  std::string MemoryName() const;
+  // Where the job's memory is, for a report's headline: its directory or
+  // file, or "anonymous private memory", "anonymous shared memory (shmem)".
+  std::string Location() const;
   bool invalidates() const { return invalidate.Get(from_job_file); }
   FadviseHint fadvises() const { return fadvise_hint.Get(from_job_file); }
   bool scrambles() const { return scramble_buffers.Get(from_job_file); }
@@ -173,7 +192,7 @@ struct JobOptions {
 // combinations). InvalidArgument with a one-line message naming the option.
 absl::Status ValidateJob(const JobOptions& job);
 
-// The file worker `index` uses: filename (under directory when both are
+// The file worker `index` uses ("" for anonymous memory): filename (under directory when both are
 // set), or filename_format's name inside directory ($jobname = file_stem
 // when set, else the job's name; $jobnum = the worker, $filenum = 0), or
 // the one file of a --shared-file job.

@@ -57,8 +57,12 @@ absl::Status ApplyFlag(const std::string& program, const Subcommand& sub, std::s
     return UsageError(program, sub, absl::StrCat("unknown flag --", Dashed(body), " for '", sub.name, "'"));
   }
   if (!has_value) {
+    const auto implicit = std::find_if(sub.implicit_values.begin(), sub.implicit_values.end(),
+                                       [&](const auto& entry) { return Canonical(entry.first) == name; });
     if (flag->IsOfType<bool>()) {
       value = "true";
+    } else if (implicit != sub.implicit_values.end()) {
+      value = implicit->second;
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {

@@ -7,12 +7,14 @@
 // So this parser walks argv itself, looks every flag up in Abseil's registry
 // and lets Abseil parse the value (one parser per flag type, Abseil's).
 //
-// Spelling: `--name=value`, `--name value`, `--bool-flag`, `--nobool-flag`;
+// Spelling: `--name=value`, `--name value`, `--bool-flag`, `--nobool-flag`,
+// `--name` alone for a flag with an implicit value;
 // dashes and underscores in names are the same (`--map-sync`,
 // `--map_sync`), so fio's underscore names work too. `--` ends the flags.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,10 @@ struct Subcommand {
   std::string summary;   // one line for the program's help
   std::string details;   // paragraphs printed by `tool help run`
   std::vector<std::string> flags;  // names of ABSL_FLAGs this subcommand takes
+  // Flags that may be given without a value, and the value they then take
+  // (faultbench's `--anon` is `--anon=private`); such a flag never takes
+  // the next argument as its value.
+  std::map<std::string, std::string> implicit_values;
 };
 
 struct ParsedCommandLine {

@@ -4,11 +4,16 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
@@ -30,9 +35,15 @@ using base::RoundUp;
 
 // Room to slide the start of a reservation to the colour the intent wants:
 // up to its alignment, plus the 4 KiB offset of the pte intent.
-uint64_t AlignmentSlack(PageIntent intent) { return IntentAlignment(intent) + kPageSize; }
+uint64_t AlignmentSlack(PageIntent intent) { return IntentAlignment(intent) + std::max(kPageSize, intent.folio_size()); }
 
-uint64_t IntentOffset(PageIntent intent) { return intent == PageIntent::kPte ? kPageSize : 0; }
+// Where inside its alignment the mapping starts: 4 KiB off the 2 MiB colour
+// for pte, one folio off it for a folio size (aligned to the folio, never
+// to 2 MiB), on it otherwise.
+uint64_t IntentOffset(PageIntent intent) {
+  if (intent == PageIntent::kPte) return kPageSize;
+  return intent.folio_size();
+}
 
 // libpmem2's failures: a negative errno (a system call it made failed), or
 // one of its own codes with its message.
@@ -120,13 +131,28 @@ void ReturnPmem2Reservation(pmem2_vm_reservation* reservation, uint64_t size) {
 }  // namespace
 
 std::string_view PageIntentName(PageIntent intent) {
-  switch (intent) {
-    case PageIntent::kPmd: return "pmd";
-    case PageIntent::kPte: return "pte";
-    case PageIntent::kAuto: return "auto";
-    case PageIntent::kPud: return "pud";
+  // Folio sizes are powers of two from 8 KiB to 1 MiB: one name each.
+  static constexpr std::string_view kFolioNames[] = {"8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M"};
+  switch (intent.kind()) {
+    case PageIntent::Kind::kPmd: return "pmd";
+    case PageIntent::Kind::kPte: return "pte";
+    case PageIntent::Kind::kAuto: return "auto";
+    case PageIntent::Kind::kPud: return "pud";
+    case PageIntent::Kind::kFolio: {
+      const int index = std::countr_zero(intent.folio_size()) - std::countr_zero(PageIntent::kMinFolio);
+      if (index >= 0 && index < static_cast<int>(std::size(kFolioNames))) return kFolioNames[index];
+      return "folio";
+    }
   }
   return "unknown";
+}
+
+std::string SizeName(uint64_t bytes) {
+  if (bytes == 0) return "";
+  if (bytes % base::kGiantPageSize == 0) return absl::StrCat(bytes / base::kGiantPageSize, "G");
+  if (bytes % (1 << 20) == 0) return absl::StrCat(bytes >> 20, "M");
+  if (bytes % 1024 == 0) return absl::StrCat(bytes >> 10, "K");
+  return absl::StrCat(bytes);
 }
 
 uint64_t IntentAlignment(PageIntent intent) {
@@ -141,11 +167,12 @@ std::optional<PageIntent> IntentOfPageSize(uint64_t page_size) {
 }
 
 uint64_t IntentPageSize(PageIntent intent) {
-  switch (intent) {
-    case PageIntent::kPte: return kPageSize;
-    case PageIntent::kPmd: return kHugePageSize;
-    case PageIntent::kPud: return base::kGiantPageSize;
-    case PageIntent::kAuto: return 0;
+  switch (intent.kind()) {
+    case PageIntent::Kind::kPte: return kPageSize;
+    case PageIntent::Kind::kPmd: return kHugePageSize;
+    case PageIntent::Kind::kPud: return base::kGiantPageSize;
+    case PageIntent::Kind::kFolio: return intent.folio_size();
+    case PageIntent::Kind::kAuto: return 0;
   }
   return 0;
 }
@@ -155,12 +182,33 @@ std::string_view EngineName(Engine engine) {
 }
 
 absl::StatusOr<PageIntent> ParsePageIntent(std::string_view name) {
-  if (name == "pmd") return PageIntent::kPmd;
-  if (name == "pte") return PageIntent::kPte;
-  if (name == "auto") return PageIntent::kAuto;
-  if (name == "pud") return PageIntent::kPud;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown mapping '", std::string(name), "': use pmd, pte, pud or auto"));
+  const std::string lower = absl::AsciiStrToLower(absl::string_view(name.data(), name.size()));
+  if (lower == "pmd" || lower == "2m") return PageIntent::kPmd;
+  if (lower == "pte" || lower == "4k") return PageIntent::kPte;
+  if (lower == "auto") return PageIntent::kAuto;
+  if (lower == "pud" || lower == "1g") return PageIntent::kPud;
+  // A folio size: NK (or NKiB, NKB), or 1M.
+  absl::string_view digits = lower;
+  uint64_t unit = 0;
+  for (const auto& [suffix, bytes] : {std::pair<absl::string_view, uint64_t>{"kib", 1 << 10}, {"kb", 1 << 10},
+                                      {"k", 1 << 10}, {"mib", 1 << 20}, {"mb", 1 << 20}, {"m", 1 << 20}}) {
+    if (absl::ConsumeSuffix(&digits, suffix)) {
+      unit = bytes;
+      break;
+    }
+  }
+  uint64_t count = 0;
+  if (unit != 0 && absl::SimpleAtoi(digits, &count) && count > 0) {
+    const uint64_t size = count * unit;
+    if (std::has_single_bit(size) && size >= PageIntent::kMinFolio && size <= PageIntent::kMaxFolio) {
+      return PageIntent::Folio(size);
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mapping '", std::string(name), "': a folio size is a power of two from 8K to 1M (16K, 32K, 64K, ...); ",
+        "4K is pte, 2M pmd, 1G pud"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown mapping '", std::string(name),
+                                                 "': use pte, pmd, pud, auto or a folio size (16K, 64K, ... 1M)"));
 }
 
 absl::StatusOr<Engine> ParseEngine(std::string_view name) {
@@ -181,6 +229,11 @@ absl::StatusOr<std::unique_ptr<Mapping>> Mapping::Create(const PoolFile& file, c
                                                    length, " bytes to map of ", file.path()));
   }
   if (options.map_sync && !file.dax()) return MapSyncUnavailable(file.path());
+  if (options.private_copy && (options.map_sync || options.engine != Engine::kMmap)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot map ", file.path(), " privately (copy-on-write) with MAP_SYNC or libpmem2: only shared mappings "
+        "reach the file"));
+  }
 
   std::unique_ptr<Mapping> mapping(new Mapping());
   mapping->options_ = options;
@@ -193,6 +246,37 @@ absl::StatusOr<std::unique_ptr<Mapping>> Mapping::Create(const PoolFile& file, c
     PMSTORE_RETURN_IF_ERROR(mapping->Reserve(std::max(options.reserve, length)));
   }
   PMSTORE_RETURN_IF_ERROR(mapping->MapPiece(file, 0, length));
+  return mapping;
+}
+
+absl::StatusOr<std::unique_ptr<Mapping>> Mapping::CreateAnonymous(uint64_t length, bool shared,
+                                                                  const MapOptions& options) {
+  if (length == 0) return absl::InvalidArgumentError("cannot map 0 bytes of anonymous memory");
+  if (options.engine != Engine::kMmap || options.map_sync) {
+    return absl::InvalidArgumentError(
+        "anonymous memory is mapped with mmap alone: libpmem2 and MAP_SYNC need a file (use --engine=mmap)");
+  }
+  std::unique_ptr<Mapping> mapping(new Mapping());
+  mapping->options_ = options;
+  mapping->options_.reserve = 0;
+  mapping->path_ = shared ? "anonymous shared memory" : "anonymous private memory";
+  mapping->anonymous_ = true;
+  const int flags = (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
+  if (options.intent == PageIntent::kAuto) {
+    void* addr = mmap(nullptr, length, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (addr == MAP_FAILED) return base::ErrnoStatus(errno, "mmap", mapping->path_);
+    mapping->base_ = static_cast<char*>(addr);
+    mapping->reserved_ = length;
+  } else {
+    PMSTORE_RETURN_IF_ERROR(mapping->Reserve(length));
+    if (mmap(mapping->base_, length, PROT_READ | PROT_WRITE, flags | MAP_FIXED, -1, 0) == MAP_FAILED) {
+      return base::ErrnoStatus(errno, "mmap", mapping->path_);
+    }
+  }
+  mapping->Advise(mapping->base_, length);
+  mapping->pieces_.push_back({0, length});
+  mapping->length_ = length;
+  mapping->ops_ = MsyncPersistOps();
   return mapping;
 }
 
@@ -222,7 +306,7 @@ absl::Status Mapping::MapPiece(const PoolFile& file, uint64_t offset, uint64_t l
 }
 
 absl::Status Mapping::MapPieceMmap(const PoolFile& file, uint64_t offset, uint64_t length) {
-  int flags = options_.map_sync ? (MAP_SHARED_VALIDATE | MAP_SYNC) : MAP_SHARED;
+  int flags = options_.map_sync ? (MAP_SHARED_VALIDATE | MAP_SYNC) : options_.private_copy ? MAP_PRIVATE : MAP_SHARED;
   void* hint = nullptr;
   if (base_ != nullptr) {
     flags |= MAP_FIXED;  // inside our own reservation, never over someone else's mapping
@@ -330,9 +414,15 @@ absl::Status Mapping::SyncPages(const std::vector<Range>& ranges) const {
 
 void Mapping::Advise(char* start, uint64_t length) const {
   // A hint only: the pte intent is enforced by the address colour, and the
-  // pmd intent needs the hint only where THP is in madvise mode.
-  if (options_.intent == PageIntent::kPmd || options_.intent == PageIntent::kPud) madvise(start, length, MADV_HUGEPAGE);
-  if (options_.intent == PageIntent::kPte) madvise(start, length, MADV_NOHUGEPAGE);
+  // pmd intent needs the hint only where THP is in madvise mode. A folio
+  // size needs it in anonymous memory, where the per-size knobs' madvise
+  // mode is how one size is given to one mapping; a file's folios are the
+  // file system's, and VM_HUGEPAGE would make its read-ahead PMD-sized.
+  const PageIntent intent = options_.intent;
+  if (intent == PageIntent::kPmd || intent == PageIntent::kPud || (intent.is_folio() && anonymous_)) {
+    madvise(start, length, MADV_HUGEPAGE);
+  }
+  if (intent == PageIntent::kPte) madvise(start, length, MADV_NOHUGEPAGE);
 }
 
 absl::Status Mapping::Extend(const PoolFile& file, uint64_t new_length) {

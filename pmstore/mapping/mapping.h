@@ -1,4 +1,4 @@
-// A file mapped into memory with an explicit page-size intent.
+// A file (or anonymous memory) mapped with an explicit page-size intent.
 //
 // Whether the kernel can use one PMD entry for 2 MiB of a file depends on
 // the virtual address agreeing with the file offset modulo 2 MiB (among
@@ -10,6 +10,13 @@
 //          DAX align=1G); page cache and fsdax never do;
 //   kPte:  address deliberately 4 KiB off the offset's 2 MiB colour, so a
 //          PMD is impossible, MADV_NOHUGEPAGE;
+//   Folio(size): a folio of 8 KiB to 1 MiB mapped by PTEs (multi-size
+//          THP): the address agrees with the offset modulo the folio size
+//          but is one folio off the 2 MiB colour, so no PMD is possible
+//          for a file; anonymous memory is advised MADV_HUGEPAGE (the
+//          per-size THP knobs' madvise mode; which sizes the kernel may
+//          use is theirs to say), a file is not advised (its folios are
+//          the file system's);
 //   kAuto: whatever mmap(NULL, ...) returns, as fio does.
 //
 // A mapping may reserve more virtual space than it maps, so it can grow in
@@ -47,20 +54,53 @@ struct pmem2_vm_reservation;
 
 namespace pmstore::mapping {
 
-enum class PageIntent { kPmd, kPte, kAuto, kPud };
+// What a mapping asks the kernel for (see above). A value: compare it with
+// the constants (intent == PageIntent::kPmd) or ask its kind().
+class PageIntent {
+ public:
+  enum class Kind { kPmd, kPte, kAuto, kPud, kFolio };
+  static const PageIntent kPmd, kPte, kAuto, kPud;
+  // The smallest and largest folio sizes an intent may name: powers of two
+  // between the 8 KiB of shmem's smallest mTHP and the 1 MiB below a PMD.
+  static constexpr uint64_t kMinFolio = 8 << 10, kMaxFolio = 1 << 20;
+  // A folio of `size` bytes mapped by PTEs; `size` must be a power of two
+  // in [kMinFolio, kMaxFolio] (ParsePageIntent checks what a user gives).
+  static constexpr PageIntent Folio(uint64_t size) { return PageIntent(Kind::kFolio, size); }
+
+  constexpr Kind kind() const { return kind_; }
+  constexpr bool is_folio() const { return kind_ == Kind::kFolio; }
+  constexpr uint64_t folio_size() const { return folio_size_; }  // 0 unless is_folio()
+  friend constexpr bool operator==(PageIntent, PageIntent) = default;
+
+ private:
+  constexpr PageIntent(Kind kind, uint64_t folio_size) : kind_(kind), folio_size_(folio_size) {}
+  Kind kind_;
+  uint64_t folio_size_;
+};
+inline constexpr PageIntent PageIntent::kPmd{PageIntent::Kind::kPmd, 0};
+inline constexpr PageIntent PageIntent::kPte{PageIntent::Kind::kPte, 0};
+inline constexpr PageIntent PageIntent::kAuto{PageIntent::Kind::kAuto, 0};
+inline constexpr PageIntent PageIntent::kPud{PageIntent::Kind::kPud, 0};
+
 enum class Engine {
   kMmap,  // mmap(2) MAP_SHARED; MAP_SHARED_VALIDATE|MAP_SYNC on request
   kPmem2  // libpmem2: MAP_SYNC when the file is DAX, its persist functions
 };
 
-std::string_view PageIntentName(PageIntent intent);  // "pmd", "pte", "auto", "pud"
+std::string_view PageIntentName(PageIntent intent);  // "pmd", "pte", "auto", "pud", "64K", "1M"
 // The address alignment an intent asks for: 1 GiB for kPud, else 2 MiB.
 uint64_t IntentAlignment(PageIntent intent);
-// The entry size an intent asks for: 4 KiB, 2 MiB, 1 GiB; 0 for kAuto.
+// The entry size an intent asks for: 4 KiB, 2 MiB, 1 GiB, the folio's
+// size; 0 for kAuto.
 uint64_t IntentPageSize(PageIntent intent);
+// "4K", "64K", "2M", "1G": how faultbench names a page or folio size
+// (the kernel's hugepages-64kB is "64K"); "" for 0.
+std::string SizeName(uint64_t bytes);
 // The intent that asks for `page_size`; nullopt for a size none asks for.
 std::optional<PageIntent> IntentOfPageSize(uint64_t page_size);
 std::string_view EngineName(Engine engine);          // "mmap", "pmem2"
+// pte, pmd, pud, auto, or a folio size: 8K, 16K, ... 1024K (or 1M), any
+// case; 4K, 2M and 1G name pte, pmd and pud. InvalidArgument otherwise.
 absl::StatusOr<PageIntent> ParsePageIntent(std::string_view name);
 absl::StatusOr<Engine> ParseEngine(std::string_view name);
 
@@ -76,6 +116,10 @@ struct MapOptions {
   // Bytes of virtual address space to reserve (0: the mapped length).
   // Must be >= the mapped length; Extend can map up to it. Ignored for kAuto.
   uint64_t reserve = 0;
+  // MAP_PRIVATE instead of MAP_SHARED: reads see the file, a write copies
+  // its page into anonymous memory and never reaches the file (mmap
+  // engine only, no MAP_SYNC); msync writes none of it back.
+  bool private_copy = false;
 };
 
 class Mapping {
@@ -85,6 +129,13 @@ class Mapping {
   // InvalidArgument for a length beyond the file or a reserve smaller than
   // the length, the failing call's errno status otherwise.
   static absl::StatusOr<std::unique_ptr<Mapping>> Create(const PoolFile& file, const MapOptions& options);
+
+  // Maps `length` bytes of anonymous memory: private (MAP_PRIVATE, the
+  // process's own pages) or shared (MAP_SHARED, shmem pages) with the
+  // intent of `options` (engine mmap; no MAP_SYNC, no reserve beyond
+  // `length`). InvalidArgument for another engine, MAP_SYNC or length 0.
+  static absl::StatusOr<std::unique_ptr<Mapping>> CreateAnonymous(uint64_t length, bool shared,
+                                                                 const MapOptions& options);
 
   ~Mapping();
   Mapping(const Mapping&) = delete;
@@ -108,6 +159,7 @@ class Mapping {
   Granularity granularity() const { return granularity_; }
   bool map_sync() const { return map_sync_; }
   bool dax() const { return dax_; }
+  bool anonymous() const { return anonymous_; }
   const PersistOps& ops() const { return ops_; }
 
   // Makes [ptr, ptr+size) durable: msync at page granularity (SyncPages),
@@ -151,6 +203,7 @@ class Mapping {
   Granularity granularity_ = Granularity::kPage;
   bool map_sync_ = false;
   bool dax_ = false;
+  bool anonymous_ = false;
   PersistOps ops_;
   pmem2_vm_reservation* pmem2_reservation_ = nullptr;
   std::vector<pmem2_map*> pmem2_maps_;  // one per piece (Create, then each Extend)

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <fstream>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "pmstore/base/errno_status.h"
+#include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
 #include "pmstore/mapping/pagemap_scan_uapi.h"
 
@@ -128,6 +130,120 @@ absl::StatusOr<MappingCensus> VerifyWithSmaps(const void* addr, size_t length) {
 absl::StatusOr<MappingCensus> VerifyMapping(const void* addr, size_t length) {
   if (PagemapScanAvailable()) return VerifyWithPagemapScan(addr, length);
   return VerifyWithSmaps(addr, length);
+}
+
+namespace {
+
+// include/uapi/linux/kernel-page-flags.h and Documentation/admin-guide/mm/pagemap.rst.
+constexpr uint64_t kCompoundHead = 1ull << 15;
+constexpr uint64_t kCompoundTail = 1ull << 16;
+constexpr uint64_t kNoPage = 1ull << 20;
+constexpr uint64_t kZeroPage = 1ull << 24;
+constexpr uint64_t kPagemapPresent = 1ull << 63;
+constexpr uint64_t kPagemapPfn = (1ull << 55) - 1;
+
+// /proc/kpageflags read a window of PFNs at a time: a folio's pages are
+// neighbours, and so, often, are the folios of one mapping.
+class PageFlags {
+ public:
+  explicit PageFlags(int fd) : fd_(fd), window_(kWindow) {}
+  absl::StatusOr<uint64_t> Of(uint64_t pfn) {
+    if (pfn < first_ || pfn >= first_ + loaded_) {
+      first_ = pfn & ~(kWindow - 1);
+      const ssize_t n = pread(fd_, window_.data(), kWindow * sizeof(uint64_t), static_cast<off_t>(first_ * 8));
+      if (n < 0) return base::ErrnoStatus(errno, "pread", "/proc/kpageflags");
+      loaded_ = static_cast<uint64_t>(n) / sizeof(uint64_t);
+      if (pfn >= first_ + loaded_) return absl::OutOfRangeError(absl::StrCat("PFN ", pfn, " is past /proc/kpageflags"));
+    }
+    return window_[pfn - first_];
+  }
+
+ private:
+  static constexpr uint64_t kWindow = 512;
+  int fd_;
+  std::vector<uint64_t> window_;
+  uint64_t first_ = 0, loaded_ = 0;
+};
+
+struct Folio {
+  uint64_t head = 0;
+  uint64_t pages = 0;  // 0: none yet
+  bool Holds(uint64_t pfn) const { return pfn >= head && pfn < head + pages; }
+};
+
+// The folio that holds `pfn`: its compound head (walked back to) and the
+// tail pages after it; a page that is neither is a folio of its own.
+absl::StatusOr<Folio> FolioOf(PageFlags& flags, uint64_t pfn) {
+  PMSTORE_ASSIGN_OR_RETURN(uint64_t f, flags.Of(pfn));
+  if ((f & (kCompoundHead | kCompoundTail)) == 0) return Folio{pfn, 1};
+  uint64_t head = pfn;
+  while (f & kCompoundTail) {
+    if (head == 0) return absl::InternalError("kpageflags: a tail page with no head before it");
+    PMSTORE_ASSIGN_OR_RETURN(f, flags.Of(--head));
+  }
+  uint64_t end = head + 1;
+  for (;;) {
+    auto next = flags.Of(end);
+    if (!next.ok() || (*next & kCompoundTail) == 0) break;
+    ++end;
+  }
+  return Folio{head, end - head};
+}
+
+}  // namespace
+
+uint64_t FolioCensus::folio_bytes() const {
+  uint64_t sum = 0;
+  for (const auto& [size, n] : bytes) sum += n;
+  return sum;
+}
+
+absl::StatusOr<FolioCensus> ReadFolioSizes(const void* addr, size_t length) {
+  Fd kpageflags{open("/proc/kpageflags", O_RDONLY | O_CLOEXEC)};
+  if (kpageflags.fd < 0) {
+    const int err = errno;
+    if (err == EACCES || err == EPERM) {
+      return absl::PermissionDeniedError(
+          "folio sizes need root: /proc/kpageflags and the PFNs in /proc/self/pagemap are CAP_SYS_ADMIN's");
+    }
+    return base::ErrnoStatus(err, "open", "/proc/kpageflags");
+  }
+  Fd pagemap{open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)};
+  if (pagemap.fd < 0) return base::ErrnoStatus(errno, "open", "/proc/self/pagemap");
+  PageFlags flags(kpageflags.fd);
+  FolioCensus census;
+  Folio current;
+  std::unordered_set<uint64_t> counted;  // heads of folios larger than a page, counted once
+  const uint64_t first_page = reinterpret_cast<uint64_t>(addr) / kPageSize;
+  const uint64_t pages = (reinterpret_cast<uint64_t>(addr) + length + kPageSize - 1) / kPageSize - first_page;
+  std::vector<uint64_t> entries(8192);
+  for (uint64_t done = 0; done < pages;) {
+    const uint64_t n = std::min<uint64_t>(entries.size(), pages - done);
+    const ssize_t got = pread(pagemap.fd, entries.data(), n * 8, static_cast<off_t>((first_page + done) * 8));
+    if (got < 0) return base::ErrnoStatus(errno, "pread", "/proc/self/pagemap");
+    if (static_cast<uint64_t>(got) != n * 8) return absl::InternalError("/proc/self/pagemap: short read");
+    for (uint64_t i = 0; i < n; ++i) {
+      if ((entries[i] & kPagemapPresent) == 0) continue;
+      const uint64_t pfn = entries[i] & kPagemapPfn;
+      if (pfn == 0) return absl::PermissionDeniedError("/proc/self/pagemap hides the PFNs (CAP_SYS_ADMIN needed)");
+      if (!current.Holds(pfn)) {
+        PMSTORE_ASSIGN_OR_RETURN(const uint64_t f, flags.Of(pfn));
+        if (f & kNoPage) {
+          census.no_page_bytes += kPageSize;
+          continue;
+        }
+        if (f & kZeroPage) {
+          census.zero_page_bytes += kPageSize;
+          continue;
+        }
+        PMSTORE_ASSIGN_OR_RETURN(current, FolioOf(flags, pfn));
+        if (current.pages == 1 || counted.insert(current.head).second) ++census.folios[current.pages * kPageSize];
+      }
+      census.bytes[current.pages * kPageSize] += kPageSize;
+    }
+    done += n;
+  }
+  return census;
 }
 
 MappingCensus CensusAtPageSize(uint64_t present_bytes, uint64_t page_size) {

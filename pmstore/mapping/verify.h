@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -55,5 +56,27 @@ MappingCensus CensusAtPageSize(uint64_t present_bytes, uint64_t page_size);
 
 // True when this kernel answers PAGEMAP_SCAN (probed once, cached).
 bool PagemapScanAvailable();
+
+// The folios behind a mapped range, by size: a 64 KiB folio is mapped by
+// sixteen 4 KiB entries, and no page-table reader tells it from sixteen
+// 4 KiB folios. The kernel offers no better source than the page frames
+// themselves: each present page's PFN from /proc/self/pagemap, and that
+// PFN's flags from /proc/kpageflags, where a folio larger than 4 KiB is a
+// compound head followed, PFN after PFN, by its tail pages. Both need
+// root (CAP_SYS_ADMIN: without it pagemap hides PFNs and kpageflags cannot
+// be opened). A folio that lies partly outside the range counts once, at
+// its whole size; pages with no struct page (DAX, PFN maps) and the shared
+// zero page are no folio of the range's and are counted apart.
+struct FolioCensus {
+  std::map<uint64_t, uint64_t> folios;  // folio size in bytes -> folios (distinct heads)
+  std::map<uint64_t, uint64_t> bytes;   // folio size -> bytes of the range mapped from folios of that size
+  uint64_t zero_page_bytes = 0;         // present bytes mapped from the shared zero page (reads of anon memory)
+  uint64_t no_page_bytes = 0;           // present bytes whose PFN has no struct page (DAX)
+  uint64_t folio_bytes() const;         // the sum of `bytes`
+};
+inline constexpr std::string_view kFolioCensusSource = "pagemap+kpageflags";
+
+// PermissionDenied (not root) or the failing call's status.
+absl::StatusOr<FolioCensus> ReadFolioSizes(const void* addr, size_t length);
 
 }  // namespace pmstore::mapping

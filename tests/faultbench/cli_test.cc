@@ -2,6 +2,7 @@
 // parsable output, job files, compare's summary and plot.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -203,6 +204,27 @@ TEST(FaultbenchCli, JobFileGroupsPercentilesSectionsAndDefaults) {
   EXPECT_EQ(nlohmann::json::parse(told.out)["jobs"][0]["faultbench"]["page_cache"]["invalidate_source"], "set");
 }
 
+// fio: a randseed given wins over randrepeat=0. --randseed on the command
+// line is the default beneath the job file, and a given one counts as set:
+// two runs of a randrepeat=0 job with --randseed=N use seed N both times,
+// and without it each run draws a seed of its own.
+TEST(FaultbenchCli, RandseedFlagWinsOverRandrepeatZeroOfAJobFile) {
+  TempDir dir;
+  const std::string jobs = JobsDir(dir);
+  {
+    std::ofstream job(dir.File("norepeat.fio"));
+    job << "[global]\ndirectory=" << jobs << "\nsize=1M\nrw=randread\nrandrepeat=0\n[a]\n";
+  }
+  auto seed = [&](const std::string& flags) {
+    Result r = Faultbench("run --output-format=json " + flags + " " + dir.File("norepeat.fio"), dir);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? nlohmann::json::parse(r.out)["jobs"][0]["faultbench"]["seed"].get<uint64_t>() : 0;
+  };
+  EXPECT_EQ(seed("--randseed=4242"), 4242u);
+  EXPECT_EQ(seed("--randseed=4242"), 4242u);
+  EXPECT_NE(seed(""), seed(""));  // randrepeat=0 without a seed: a new one each run
+}
+
 TEST(FaultbenchCli, StrictFailsWhenTheMappingDiffers) {
   TempDir dir;
   // tmpfs huge=never cannot give PMD mappings, whatever the address.
@@ -213,7 +235,10 @@ TEST(FaultbenchCli, StrictFailsWhenTheMappingDiffers) {
   EXPECT_NE(r.out.find("WARNING"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("--strict"), std::string::npos) << r.err;
   Result relaxed = Faultbench("run --directory=" + mount.dir() + " --size=8M --rw=write --mapping=pmd", dir);
-  EXPECT_EQ(relaxed.status, 0) << relaxed.err;
+  EXPECT_EQ(relaxed.status, 0) << relaxed.err;  // Nor 64 KiB folios: huge=never gives the page cache 4 KiB folios.
+  Result folio = Faultbench("run --directory=" + mount.dir() + " --size=8M --rw=write --mapping=64K --strict", dir);
+  EXPECT_EQ(folio.status, 3) << folio.out << folio.err;
+  EXPECT_NE(folio.err.find("asked for 64K folios but 0.0% of it is in them"), std::string::npos) << folio.err;
 }
 
 // Node 0 exists on every machine: bind CPUs and memory to it and check the
@@ -446,7 +471,39 @@ TEST(FaultbenchCli, PudWhereNothingMaps1GiBIsAOneLineError) {
   ExpectOneLineUsageError(Faultbench("compare --directory=" + jobs + " --size=4M --modes=pud --repeat=1", dir),
                           "only hugetlbfs with pagesize=1G and device DAX with align=1G");
   ExpectOneLineUsageError(Faultbench("run --directory=" + jobs + " --size=4M --mapping=pgd", dir),
-                          "use pmd, pte, pud or auto");
+                          "use pte, pmd, pud, auto or a folio size");
+}
+
+// --anon's mistakes are one line each, before anything is mapped.
+TEST(FaultbenchCli, AnonymousMemoryRefusesWhatItCannotBe) {
+  TempDir dir;
+  ExpectOneLineUsageError(Faultbench("run --anon --size=4M --filename=" + dir.File("f"), dir),
+                          "--anon maps anonymous memory, not a file");
+  ExpectOneLineUsageError(Faultbench("run --anon", dir), "--anon needs --size");
+  ExpectOneLineUsageError(Faultbench("run --anon --size=4M --mapping=pud", dir),
+                          "anonymous memory has no 1 GiB transparent huge pages");
+  ExpectOneLineUsageError(Faultbench("run --anon=both --size=4M", dir), "use private");
+  ExpectOneLineUsageError(Faultbench("run --anon --size=4M --engine=pmem2", dir), "need a file");
+  ExpectOneLineUsageError(Faultbench("run --anon --size=4M --mapping=48K", dir), "a power of two from 8K to 1M");
+  ExpectOneLineUsageError(Faultbench("compare --anon --size=4M --variants=pte --modes=pmd", dir),
+                          "--modes is the older name of --variants");
+}
+
+// Without root a run that needs THP knobs set says which, and how to set them.
+TEST(FaultbenchCli, AnonymousFolioSizeWithoutRootNamesTheKnobsToSet) {
+  if (geteuid() != 0) GTEST_SKIP() << "runs the binary as nobody from root";
+  if (access("/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled", F_OK) != 0) {
+    GTEST_SKIP() << "this kernel has no 64K THP knob";
+  }
+  const Result nobody =
+      RunCommand("setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(FAULTBENCH_BINARY) +
+                 " run --anon --size=4M --rw=randwrite --mapping=64K");
+  if (nobody.err.find("hugepages-64kB/enabled") == std::string::npos && nobody.status == 0) {
+    GTEST_SKIP() << "the knobs are already as the run needs them: nothing to set";
+  }
+  ExpectOneLineUsageError(nobody, "run as root, or set them yourself: echo ");
+  EXPECT_NE(nobody.err.find("echo madvise > /sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled"),
+            std::string::npos) << nobody.err;
 }
 
 // Every node pair of this machine (one node here): the matrix, its

@@ -2,6 +2,7 @@
 #include "faultbench/compare/repeat_plan.h"
 #include "faultbench/compare/signature_verdict.h"
 #include "faultbench/compare/numa_matrix.h"
+#include "faultbench/report/compare_report.h"
 
 #include <gtest/gtest.h>
 
@@ -11,11 +12,13 @@
 namespace faultbench {
 namespace {
 
-// Three repeats: min, median and max.
+// Three repeats: min, median and max; a pmd variant all PMD-mapped.
 VariantSummary WithIops(pmstore::mapping::PageIntent mode, double median, double min, double max) {
   VariantSummary v;
   v.mode = mode;
   v.iops = stats::Summarize({min, median, max});
+  const double pmd = mode == pmstore::mapping::PageIntent::kPmd ? 1 : 0;
+  v.pmd_share = stats::Summarize({pmd, pmd, pmd});
   return v;
 }
 
@@ -34,35 +37,45 @@ using pmstore::mapping::PageIntent;
 TEST(CompareVerdict, CallsPmdFasterOnlyWhenTheRangesDoNotOverlap) {
   const VariantSummary pte = WithIops(PageIntent::kPte, 100, 95, 105);
   const VariantSummary pmd = WithIops(PageIntent::kPmd, 200, 190, 210);
-  const Verdict v = JudgePmdOverPte(&pte, &pmd);
-  EXPECT_TRUE(v.available);
-  EXPECT_DOUBLE_EQ(v.pmd_over_pte, 2.0);
-  EXPECT_EQ(v.text, "PMD faster x2.00");
+  const Verdict v = JudgeOnTimings(&pte, &pmd);
+  EXPECT_TRUE(v.available());
+  EXPECT_DOUBLE_EQ(v.ratio, 2.0);
+  EXPECT_EQ(v.kind, VerdictKind::kFaster);
+  EXPECT_EQ(VerdictText(v), "PMD faster x2.00");
+}
+
+TEST(CompareVerdict, PmdRunsThatWereNotPmdMappedAreNoPmdResult) {
+  const VariantSummary pte = WithIops(PageIntent::kPte, 100, 95, 105);
+  VariantSummary pmd = WithIops(PageIntent::kPmd, 200, 190, 210);
+  pmd.pmd_share = stats::Summarize({0.4, 0.4, 0.5});
+  const Verdict v = JudgeOnTimings(&pte, &pmd);
+  EXPECT_DOUBLE_EQ(v.variant_share, 0.4);
+  EXPECT_EQ(VerdictText(v), "PMD faster x2.00 (but the pmd runs were 40.0% PMD-mapped: not a PMD result)");
 }
 
 TEST(CompareVerdict, OverlappingSpreadsAreNoSignificantDifference) {
   const VariantSummary pte = WithIops(PageIntent::kPte, 100, 80, 120);
   const VariantSummary pmd = WithIops(PageIntent::kPmd, 110, 100, 130);
-  EXPECT_EQ(JudgePmdOverPte(&pte, &pmd).text, "no significant difference");
+  EXPECT_EQ(VerdictText(JudgeOnTimings(&pte, &pmd)), "no significant difference");
 }
 
 TEST(CompareVerdict, TinyDifferencesAreNoiseEvenWithoutSpread) {
   const VariantSummary pte = WithIops(PageIntent::kPte, 100, 100, 100);
   const VariantSummary pmd = WithIops(PageIntent::kPmd, 101, 101, 101);
-  EXPECT_EQ(JudgePmdOverPte(&pte, &pmd).text, "no significant difference");
+  EXPECT_EQ(VerdictText(JudgeOnTimings(&pte, &pmd)), "no significant difference");
 }
 
 TEST(CompareVerdict, PmdSlowerIsARegressionWithItsFactor) {
   // The 2016 bare-metal numbers: PTE 590299 KB/s, PMD 17931 KB/s.
   const VariantSummary pte = WithIops(PageIntent::kPte, 590299, 580000, 600000);
   const VariantSummary pmd = WithIops(PageIntent::kPmd, 17931, 17000, 19000);
-  const Verdict v = JudgePmdOverPte(&pte, &pmd);
-  EXPECT_EQ(v.text.rfind("REGRESSION: PMD slower than PTE x32.9", 0), 0u) << v.text;
+  const Verdict v = JudgeOnTimings(&pte, &pmd);
+  EXPECT_EQ(VerdictText(v).rfind("REGRESSION: PMD slower than PTE x32.9", 0), 0u) << VerdictText(v);
 }
 
 TEST(CompareVerdict, MissingModeGivesNoVerdict) {
   const VariantSummary pmd = WithIops(PageIntent::kPmd, 1, 1, 1);
-  EXPECT_FALSE(JudgePmdOverPte(nullptr, &pmd).available);
+  EXPECT_FALSE(JudgeOnTimings(nullptr, &pmd).available());
 }
 
 TEST(CompareVerdict, FewerThanThreeRepeatsCallNothing) {
@@ -70,39 +83,55 @@ TEST(CompareVerdict, FewerThanThreeRepeatsCallNothing) {
   VariantSummary pmd = WithIops(PageIntent::kPmd, 900, 900, 900);
   pte.iops = stats::Summarize({100, 101});
   pmd.iops = stats::Summarize({900, 901});
-  const Verdict v = JudgePmdOverPte(&pte, &pmd);
-  EXPECT_FALSE(v.called);
-  EXPECT_EQ(v.text.rfind("nothing called: 2 pte and 2 pmd repeats", 0), 0u) << v.text;
+  const Verdict v = JudgeOnTimings(&pte, &pmd);
+  EXPECT_FALSE(v.called());
+  EXPECT_EQ(VerdictText(v).rfind("nothing called: 2 pte and 2 pmd repeats", 0), 0u) << VerdictText(v);
 }
 
 TEST(CompareVerdict, PrintsTheRulesEvidence) {
   const VariantSummary pte = WithIops(PageIntent::kPte, 100, 95, 105);
   const VariantSummary pmd = WithIops(PageIntent::kPmd, 200, 190, 210);
-  EXPECT_EQ(JudgePmdOverPte(&pte, &pmd).evidence, "IOPS pte vs pmd: ranges separate: [95, 105] vs [190, 210]");
+  EXPECT_EQ(VerdictEvidence(JudgeOnTimings(&pte, &pmd)), "IOPS pte vs pmd: ranges separate: [95, 105] vs [190, 210]");
 }
 
 TEST(CompareSignatureVerdict, UnderEmulationPmdIsJudgedByFaultsNotTimings) {
   const VariantSummary pte = WithSignature(PageIntent::kPte, 256, 0);
   const VariantSummary pmd = WithSignature(PageIntent::kPmd, 0.5, 1);
-  const Verdict v = JudgePmdOverPteBySignature(&pte, &pmd, "qemu TCG");
-  EXPECT_TRUE(v.called);
-  EXPECT_EQ(v.judged_on, "signature (emulation: qemu TCG)");
-  EXPECT_EQ(v.text.rfind("PMD mapped as asked, x512.0 fewer faults per MiB than PTE", 0), 0u) << v.text;
+  const Verdict v = JudgeOnSignature(&pte, &pmd, "qemu TCG");
+  EXPECT_TRUE(v.called());
+  EXPECT_EQ(JudgedOn(v), "signature (emulation: qemu TCG)");
+  EXPECT_EQ(VerdictText(v).rfind("PMD mapped as asked, x512.0 fewer faults per MiB than PTE", 0), 0u) << VerdictText(v);
 }
 
 TEST(CompareSignatureVerdict, PmdRunsThatAreNotPmdMappedAreTheRegression) {
   const VariantSummary pte = WithSignature(PageIntent::kPte, 256, 0);
   const VariantSummary pmd = WithSignature(PageIntent::kPmd, 256, 0);
-  const Verdict v = JudgePmdOverPteBySignature(&pte, &pmd, "qemu TCG");
-  EXPECT_EQ(v.text.rfind("REGRESSION: PMD not mapped: the pmd runs were 0.0% PMD-mapped", 0), 0u) << v.text;
+  const Verdict v = JudgeOnSignature(&pte, &pmd, "qemu TCG");
+  EXPECT_EQ(VerdictText(v).rfind("REGRESSION: PMD not mapped: the pmd runs were 0.0% PMD-mapped", 0), 0u) << VerdictText(v);
 }
 
 TEST(CompareSignatureVerdict, EqualFaultsWithPmdMappedCallNothing) {
   const VariantSummary pte = WithSignature(PageIntent::kPte, 0.5, 1);
   const VariantSummary pmd = WithSignature(PageIntent::kPmd, 0.5, 1);
-  const Verdict v = JudgePmdOverPteBySignature(&pte, &pmd, "qemu TCG");
-  EXPECT_FALSE(v.called);
-  EXPECT_EQ(v.text.rfind("no significant difference in faults per MiB", 0), 0u) << v.text;
+  const Verdict v = JudgeOnSignature(&pte, &pmd, "qemu TCG");
+  EXPECT_FALSE(v.called());
+  EXPECT_EQ(VerdictText(v).rfind("no significant difference in faults per MiB", 0), 0u) << VerdictText(v);
+}
+
+// A comparison's outcome after `plan`, with these groups.
+CompareOutcome Outcome(const RepeatPlan& plan, std::vector<GroupVerdict> groups) {
+  CompareOutcome outcome;
+  outcome.repeats = plan.Outcome();
+  outcome.groups = std::move(groups);
+  return outcome;
+}
+
+// A group whose verdict is `kind`, its ranges overlapping unless it called a difference.
+GroupVerdict Judged(const std::string& group, VerdictKind kind) {
+  GroupVerdict g{group, {}};
+  g.verdict.kind = kind;
+  g.verdict.change = stats::JudgeChange(stats::Summarize({1, 2, 3}), stats::Summarize({2, 3, 4}), {});
+  return g;
 }
 
 TEST(CompareRepeatPlan, FixedRunsExactlyItsRounds) {
@@ -113,7 +142,7 @@ TEST(CompareRepeatPlan, FixedRunsExactlyItsRounds) {
     ++rounds;
   }
   EXPECT_EQ(rounds, 2);
-  EXPECT_EQ(plan.Note(""), "");
+  EXPECT_EQ(RepeatNote(Outcome(plan, {})), "");
 }
 
 TEST(CompareRepeatPlan, AutoRunsThreeRoundsThenStopsOnceDecided) {
@@ -124,7 +153,8 @@ TEST(CompareRepeatPlan, AutoRunsThreeRoundsThenStopsOnceDecided) {
     plan.EndRound(rounds >= 5);  // decided from the fifth round on
   }
   EXPECT_EQ(rounds, 5);
-  EXPECT_EQ(plan.Note("").rfind("--repeat=auto: decided after 5 rounds", 0), 0u) << plan.Note("");
+  const std::string note = RepeatNote(Outcome(plan, {Judged("mmap", VerdictKind::kFaster)}));
+  EXPECT_EQ(note.rfind("--repeat=auto: decided after 5 rounds", 0), 0u) << note;
 }
 
 TEST(CompareRepeatPlan, AutoStopsWhenTheBudgetIsSpentAndSaysWhy) {
@@ -135,9 +165,9 @@ TEST(CompareRepeatPlan, AutoStopsWhenTheBudgetIsSpentAndSaysWhy) {
     plan.EndRound(false);
   }
   EXPECT_EQ(rounds, 3);
-  const std::string note = plan.Note("mmap: ranges overlap");
+  const std::string note = RepeatNote(Outcome(plan, {Judged("mmap", VerdictKind::kNoDifference)}));
   EXPECT_NE(note.find("not decided within the budget (3 rounds"), std::string::npos) << note;
-  EXPECT_NE(note.find("mmap: ranges overlap"), std::string::npos) << note;
+  EXPECT_NE(note.find("mmap: IOPS pte vs pmd: ranges overlap"), std::string::npos) << note;
 }
 
 TEST(CompareRepeatPlan, AutoNeverRunsMoreThanItsMostRounds) {

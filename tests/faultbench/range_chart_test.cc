@@ -3,14 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "support/occurrences.h"
+
 namespace faultbench {
 namespace {
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 TEST(RangeChart, EveryValueIsADotAndEveryRowPrintsItsOwnEnds) {
   RangeChart chart;
@@ -19,7 +15,7 @@ TEST(RangeChart, EveryValueIsADotAndEveryRowPrintsItsOwnEnds) {
   chart.rows.push_back({"write.iops [pmd/mmap]", "not judged", false, {1000, 1100}, {900}});
   const std::string svg = RenderRangeChartSvg(chart);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
-  EXPECT_EQ(Count(svg, "<circle"), 3u + 3 + 2 + 1 + 2) << "every value, and the two legend dots";
+  EXPECT_EQ(Occurrences(svg, "<circle"), 3u + 3 + 2 + 1 + 2) << "every value, and the two legend dots";
   EXPECT_NE(svg.find("diff &lt;kernels&gt;"), std::string::npos) << "text is escaped";
   EXPECT_NE(svg.find(">257<"), std::string::npos) << "the row's highest value ends its scale";
   EXPECT_NE(svg.find(">0.5<"), std::string::npos);
@@ -30,7 +26,7 @@ TEST(RangeChart, ARowWhoseValuesAreAllEqualSitsInTheMiddle) {
   RangeChart chart;
   chart.rows.push_back({"pmd_share", "", false, {1, 1, 1}, {1, 1, 1}});
   const std::string svg = RenderRangeChartSvg(chart);
-  EXPECT_EQ(Count(svg, "<circle"), 6u + 2);
+  EXPECT_EQ(Occurrences(svg, "<circle"), 6u + 2);
 }
 
 }  // namespace

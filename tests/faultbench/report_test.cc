@@ -277,6 +277,27 @@ TEST(JsonReport, LatencyOptionsShapeTheLatencyObjects) {
   EXPECT_NE(text.find(" lat percentiles (nsec)"), std::string::npos) << text;
 }
 
+TEST(JsonReport, FolioSizesByCountWithTheAskedSizeEvenAtZero) {
+  RunResult run = FakeRun();
+  WorkerResult& w = run.workers[0];
+  w.mapping.requested = w.job.mapping = pmstore::mapping::PageIntent::Folio(64 << 10);
+  w.mapping.folios = pmstore::mapping::FolioCensus{.folios = {{4096, 12}, {16 << 10, 3}},
+                                                   .bytes = {{4096, 12 * 4096}, {16 << 10, 3 * 16384}}};
+  const nlohmann::json fb = RunToJson(run)["jobs"][0]["faultbench"];
+  EXPECT_EQ(fb["folio_sizes"], (nlohmann::json{{"4K", 12}, {"16K", 3}, {"64K", 0}}));
+  EXPECT_EQ(fb["folio_sizes_source"], "pagemap+kpageflags");
+  EXPECT_DOUBLE_EQ(fb["folio_share"].get<double>(), 0.0);
+  EXPECT_TRUE(fb["mapping"]["differs_from_request"].get<bool>());
+  const std::string text = RenderText(run);
+  EXPECT_NE(text.find("folios       : 3 x 16K, 12 x 4K (pagemap+kpageflags; 0.0% of the bytes in 64K folios)"),
+            std::string::npos) << text;
+  w.mapping.folios.reset();
+  w.mapping.folios_error = "folio sizes need root";
+  const nlohmann::json unread = RunToJson(run)["jobs"][0]["faultbench"];
+  EXPECT_TRUE(unread["folio_sizes"].is_null());
+  EXPECT_EQ(unread["folio_sizes_source"], "unavailable: folio sizes need root");
+}
+
 TEST(OutputFormat, UnknownNameIsAnError) {
   EXPECT_FALSE(ParseOutputFormat("terse").ok());
   EXPECT_TRUE(ParseOutputFormat("json").ok());

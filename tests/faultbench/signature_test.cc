@@ -74,5 +74,57 @@ TEST(Signature, PudBytesMakeThePudShare) {
   EXPECT_DOUBLE_EQ(s.pmd_share, 0.5);
 }
 
+// Anonymous memory, 64K asked for: what the histograms hold against what
+// the per-size counters say the workload allocated.
+WorkerResult AnonWorker(std::map<uint64_t, uint64_t> folios) {
+  WorkerResult w;
+  w.job.anon = AnonMemory::kPrivate;
+  w.mapping.verified = true;
+  w.mapping.folios = pmstore::mapping::FolioCensus{.folios = std::move(folios)};
+  return w;
+}
+
+TEST(Signature, PerSizeCountersAreDeltasLikeVmstat) {
+  VmCounters before, after;
+  before.mthp = {{"64K.anon_fault_alloc", 10}, {"64K.split", 2}};
+  after.mthp = {{"64K.anon_fault_alloc", 1034}, {"64K.split", 2}, {"16K.shmem_alloc", 5}};
+  RunSignature s;
+  AddCounterDeltas(before, after, s);
+  EXPECT_EQ(s.mthp_deltas.at("64K.anon_fault_alloc"), 1024);
+  EXPECT_EQ(s.mthp_deltas.at("64K.split"), 0);
+  EXPECT_FALSE(s.mthp_deltas.contains("16K.shmem_alloc")) << "not there before: no delta";
+}
+
+TEST(Signature, TheFolioCheckAgreesWhenAllocationsMinusSplitsAreTheHistogram) {
+  RunSignature s;
+  s.mthp_deltas = {{"64K.anon_fault_alloc", 1030}, {"64K.split", 6}, {"2M.anon_fault_alloc", 0}};
+  SetWorkerParts({AnonWorker({{4096, 96}, {64 << 10, 1000}}), AnonWorker({{64 << 10, 24}})}, s);
+  EXPECT_EQ(s.folios, (std::map<uint64_t, uint64_t>{{4096, 96}, {64 << 10, 1024}}));
+  ASSERT_EQ(s.folio_checks.size(), 1u) << "4K has no counters; 2M neither in the histogram nor counted";
+  EXPECT_EQ(s.folio_checks[0].size, 64u << 10);
+  EXPECT_EQ(s.folio_checks[0].histogram, 1024u);
+  EXPECT_EQ(s.folio_checks[0].allocated, 1024);
+  EXPECT_TRUE(s.folio_checks[0].agree());
+}
+
+TEST(Signature, AHistogramThatMisreportsASizeDisagreesWithTheCounters) {
+  RunSignature s;
+  s.mthp_deltas = {{"64K.anon_fault_alloc", 1024}, {"32K.anon_fault_alloc", 0}};
+  SetWorkerParts({AnonWorker({{64 << 10, 1023}, {32 << 10, 2}})}, s);  // one 64K folio read as two of 32K
+  ASSERT_EQ(s.folio_checks.size(), 2u);
+  EXPECT_FALSE(s.folio_checks[0].agree()) << "32K: 2 in the histogram, none allocated";
+  EXPECT_FALSE(s.folio_checks[1].agree()) << "64K: 1023 in the histogram, 1024 allocated";
+}
+
+TEST(Signature, FilesAreNotCheckedTheirFoliosMayBeOlderThanTheRun) {
+  WorkerResult file = AnonWorker({{2 << 20, 64}});
+  file.job.anon = AnonMemory::kNone;
+  RunSignature s;
+  s.mthp_deltas = {{"2M.shmem_alloc", 0}};
+  SetWorkerParts({file}, s);
+  EXPECT_EQ(s.folios.at(2 << 20), 64u);
+  EXPECT_TRUE(s.folio_checks.empty());
+}
+
 }  // namespace
 }  // namespace faultbench

@@ -224,7 +224,7 @@ TEST(PudIntent, AlignsTheAddressTo1GiBAndTheIntentsNameTheirPageSizes) {
   EXPECT_EQ(m->intent(), PageIntent::kPud);
   EXPECT_EQ(ParsePageIntent("pud").value(), PageIntent::kPud);
   EXPECT_EQ(PageIntentName(PageIntent::kPud), "pud");
-  EXPECT_NE(ParsePageIntent("pgd").status().message().find("pmd, pte, pud or auto"), std::string::npos);
+  EXPECT_NE(ParsePageIntent("pgd").status().message().find("use pte, pmd, pud, auto or a folio size"), std::string::npos);
   EXPECT_EQ(IntentPageSize(PageIntent::kPud), base::kGiantPageSize);
   EXPECT_EQ(IntentPageSize(PageIntent::kPmd), kHugePageSize);
   EXPECT_EQ(IntentPageSize(PageIntent::kPte), kPageSize);

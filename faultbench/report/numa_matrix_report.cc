@@ -1,11 +1,11 @@
-#include "faultbench/compare/numa_matrix_report.h"
+#include "faultbench/report/numa_matrix_report.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "faultbench/compare/compare_report.h"
+#include "faultbench/report/compare_report.h"
 #include "faultbench/plot/heatmap.h"
 
 namespace faultbench {
@@ -37,8 +37,8 @@ const MatrixCell* CellAt(const NumaMatrix& m, int cpu, int mem) {
 
 }  // namespace
 
-std::string NumaMatrixText(const CompareConfig& config, const NumaMatrixOutcome& outcome) {
-  std::string out = CompareText(config, outcome.comparison);
+std::string NumaMatrixText(const NumaMatrixOutcome& outcome) {
+  std::string out = CompareText(outcome.comparison);
   const MatrixPlan& plan = outcome.plan;
   for (const NumaMatrix& m : outcome.matrices) {
     absl::StrAppendFormat(&out, "\nNUMA matrix, %s: median IOPS, p50, faults/MiB, placement (%s)\n", m.variant,
@@ -106,10 +106,10 @@ json NumaMatrixJson(const NumaMatrixOutcome& outcome) {
   return doc;
 }
 
-std::string NumaMatrixSvg(const CompareConfig& config, const NumaMatrixOutcome& outcome) {
+std::string NumaMatrixSvg(const NumaMatrixOutcome& outcome) {
   const MatrixPlan& plan = outcome.plan;
   Heatmap h;
-  h.title = "faultbench compare --numa-matrix: " + WorkloadAndRepeats(config, outcome.comparison);
+  h.title = "faultbench compare --numa-matrix: " + WorkloadAndRepeats(outcome.comparison);
   h.subtitles.push_back("in " + outcome.comparison.location);
   for (const std::string& line : outcome.comparison.taint) {
     if (line.starts_with("hypervisor")) h.subtitles.push_back(line.substr(0, line.find(" (")));
