@@ -259,19 +259,21 @@ absl::StatusOr<std::unique_ptr<Mapping>> Mapping::CreateAnonymous(uint64_t lengt
   std::unique_ptr<Mapping> mapping(new Mapping());
   mapping->options_ = options;
   mapping->options_.reserve = 0;
+  mapping->env_ = env::Env::Default();  // no file to take one from; the reservation and unmap go through it
   mapping->path_ = shared ? "anonymous shared memory" : "anonymous private memory";
   mapping->anonymous_ = true;
   const int flags = (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
   if (options.intent == PageIntent::kAuto) {
-    void* addr = mmap(nullptr, length, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (addr == MAP_FAILED) return base::ErrnoStatus(errno, "mmap", mapping->path_);
+    void* addr = nullptr;
+    const int err = mapping->env_->Mmap(nullptr, length, PROT_READ | PROT_WRITE, flags, -1, 0, &addr);
+    if (err != 0) return base::ErrnoStatus(err, "mmap", mapping->path_);
     mapping->base_ = static_cast<char*>(addr);
     mapping->reserved_ = length;
   } else {
     PMSTORE_RETURN_IF_ERROR(mapping->Reserve(length));
-    if (mmap(mapping->base_, length, PROT_READ | PROT_WRITE, flags | MAP_FIXED, -1, 0) == MAP_FAILED) {
-      return base::ErrnoStatus(errno, "mmap", mapping->path_);
-    }
+    void* addr = nullptr;
+    const int err = mapping->env_->Mmap(mapping->base_, length, PROT_READ | PROT_WRITE, flags | MAP_FIXED, -1, 0, &addr);
+    if (err != 0) return base::ErrnoStatus(err, "mmap", mapping->path_);
   }
   mapping->Advise(mapping->base_, length);
   mapping->pieces_.push_back({0, length});

@@ -192,7 +192,7 @@ class Mapping {
   void Advise(char* start, uint64_t length) const;
 
   MapOptions options_;
-  env::Env* env_ = nullptr;        // the file's: every call that maps, unmaps or syncs
+  env::Env* env_ = nullptr;        // the file's (anonymous memory: the default): every call that maps, unmaps or syncs
   std::string path_;               // for error messages
   std::vector<Piece> pieces_;      // in file order, back to back from 0
   char* base_ = nullptr;          // first mapped byte

@@ -2,7 +2,7 @@
 # Inside the VM (scripts/dax-vm --cpus 4): anonymous folio sizes on this
 # guest kernel, and faultbench scale's counts with 4 vCPUs.
 #
-#   folios_and_scale.sh FAULTBENCH
+#   folios_and_scale.sh FAULTBENCH [folios-only]
 #
 # - A kernel without multi-size THP (6.1: no hugepages-64kB under
 #   /sys/kernel/mm/transparent_hugepage) refuses --anon --mapping=64K in
@@ -11,9 +11,10 @@
 #   agree, and puts the knob back.
 # - scale --tasks=1,2,4 in threads and processes: every task of every
 #   point takes one fault per 4 KiB page it writes (counts are exact under
-#   TCG; the rates are not figures).
+#   TCG; the rates are not figures). `folios-only` leaves it out.
 set -uo pipefail
-fb=${1:?usage: folios_and_scale.sh FAULTBENCH}
+fb=${1:?usage: folios_and_scale.sh FAULTBENCH [folios-only]}
+folios_only=${2:-}
 out=${DAX_VM_OUT:-/tmp}/folios
 mkdir -p "$out"
 status=0
@@ -44,6 +45,9 @@ else
   [ "$(cat "$knob")" = "$before" ] || bad "$knob was not put back: $(cat "$knob") (was $before)"
 fi
 
+if [ "$folios_only" = folios-only ]; then
+  exit $status
+fi
 if ! "$fb" scale --anon --size=8M --rw=write --mapping=pte --tasks=1,2,4 --repeat=1 --output-format=json \
     --plot="$out/scale.svg" >"$out/scale.json" 2>"$out/scale.err"; then
   bad "scale failed:"; cat "$out/scale.err"

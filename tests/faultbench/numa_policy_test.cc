@@ -82,7 +82,9 @@ TEST(DaxPlacement, AllAbsentSamplesArePutOnTheDevicesNode) {
 
 TEST(DaxPlacement, NodeZeroHasCpusAndSysfsMinusOneMeansTheOnlyNode) {
   EXPECT_FALSE(NodeCpus(0).empty());
-  if (numa_max_node() == 0) EXPECT_EQ(NodeFromSysfs(-1, "pmem0").value(), 0);
+  if (numa_max_node() == 0) {
+    EXPECT_EQ(NodeFromSysfs(-1, "pmem0").value(), 0);
+  }
   EXPECT_EQ(NodeFromSysfs(0, "pmem0").value(), 0);
 }
 

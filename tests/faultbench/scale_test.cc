@@ -50,12 +50,16 @@ TEST(Scale, EveryPointRunsItsTasksAndCountsTheirFaults) {
       ASSERT_EQ(run["tasks"].size(), static_cast<size_t>(tasks)) << point["mode"];
       for (const nlohmann::json& task : run["tasks"]) {
         EXPECT_GE(task["faults"].get<uint64_t>(), 1024u) << "a fault per 4 KiB page written";
-        if (!kShadowFaults) EXPECT_LE(task["faults"].get<uint64_t>(), 1024u + 64) << "and little else";
+        if (!kShadowFaults) {
+          EXPECT_LE(task["faults"].get<uint64_t>(), 1024u + 64) << "and little else";
+        }
         EXPECT_GT(task["faults_per_s"].get<double>(), 0);
       }
       // The point's signature counts every task's faults, in either mode.
       EXPECT_GE(run["signature"]["faults"].get<uint64_t>(), 1024u * tasks) << point["mode"];
-      if (geteuid() == 0) EXPECT_EQ(run["signature"]["folio_sizes"]["4K"], 1024 * tasks) << point["mode"];
+      if (geteuid() == 0) {
+        EXPECT_EQ(run["signature"]["folio_sizes"]["4K"], 1024 * tasks) << point["mode"];
+      }
     }
     EXPECT_GT(point["total_faults_per_s"]["median"].get<double>(), 0);
   }
