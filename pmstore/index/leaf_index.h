@@ -37,6 +37,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "pmstore/base/prefetch.h"
 #include "pmstore/space/allocator.h"
 #include "pmstore/format/key.h"
 #include "pmstore/format/leaf.h"
@@ -127,7 +128,7 @@ class LeafIndex {
   // Starts loading [offset, offset + bytes) of the pool into the cache.
   void PrefetchBytes(uint64_t offset, uint64_t bytes) const {
     if (offset >= pool_->length()) return;  // a damaged offset: nothing worth loading
-    for (uint64_t line = 0; line < bytes; line += 64) __builtin_prefetch(base_ + offset + line);
+    base::PrefetchLines(base_ + offset, bytes);
   }
   void PrefetchLeaf(uint64_t offset) const { PrefetchBytes(offset, sizeof(Leaf)); }
   // What a point lookup of a key with `hash` requests of its leaf at once:

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "pmstore/base/prefetch.h"
 
 namespace pmstore::internal {
 namespace {
@@ -118,7 +119,7 @@ uint64_t SeparatorImage::FloorIndex(std::string_view key) const {
   const uint64_t from = (not_below == 0 ? 0 : not_below - 1) * kImageFenceStride;
   const uint64_t to = std::min(count_, first_above * kImageFenceStride);
   // The stride's lines load together, not one search step at a time.
-  for (uint64_t i = from; i < to && i < from + kImageFenceStride; i += 2) __builtin_prefetch(entries_ + i);
+  base::PrefetchLines(entries_ + from, (std::min(to, from + kImageFenceStride) - std::min(from, to)) * sizeof(*entries_));
   // The first entry above the key; the one before it is the floor (entry
   // 0 is "", never above).
   uint64_t lo = from, hi = to;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "pmstore/base/prefetch.h"
 #include "pmstore/format/key.h"
 
 namespace pmstore::internal {
@@ -54,9 +55,7 @@ inline int CompareParts(const A& a, const B& b) {
   return CompareTails(a, b);
 }
 
-void PrefetchNode(const void* node, size_t bytes) {
-  for (size_t line = 0; line < bytes; line += 64) __builtin_prefetch(static_cast<const char*>(node) + line);
-}
+void PrefetchNode(const void* node, size_t bytes) { base::PrefetchLines(node, bytes); }
 
 }  // namespace
 
