@@ -22,6 +22,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace pmstore::internal {
 
@@ -61,7 +62,11 @@ class SeparatorMap {
     using reference = E&;
 
     Iterator() = default;
+    // iterator to const_iterator only: a conversion the other way would
+    // also make `const_iterator == iterator` ambiguous (C++20 tries the
+    // comparison both ways round).
     template <typename O>
+      requires std::is_same_v<const O, E> && (!std::is_same_v<O, E>)
     Iterator(const Iterator<O>& other) : map_(other.map_), leaf_(other.leaf_), index_(other.index_) {}  // NOLINT
     E& operator*() const;
     E* operator->() const { return &**this; }
