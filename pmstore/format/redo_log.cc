@@ -93,7 +93,7 @@ RedoLog::Written RedoLog::Write(uint64_t seq, const std::vector<LogEntry>& entri
   header->count = entries.size();
   header->checksum = LogChecksum(*header, entries.data());
   char* slot = SlotOf(base_, seq);
-  std::memcpy(slot + sizeof(LogHeader), entries.data(), entries.size() * sizeof(LogEntry));
+  if (!entries.empty()) std::memcpy(slot + sizeof(LogHeader), entries.data(), entries.size() * sizeof(LogEntry));
   std::memcpy(slot, header, sizeof(LogHeader));
   return {slot, sizeof(LogHeader) + entries.size() * sizeof(LogEntry)};
 }

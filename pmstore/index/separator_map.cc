@@ -282,7 +282,7 @@ void SeparatorMap::InsertAbove(Path* path, Key key, void* right) {
     void* children[kInnerChildren + 1];
     std::copy(inner->keys, inner->keys + at, keys);
     keys[at] = key;
-    std::copy(inner->keys + at, inner->keys + kInnerChildren - 1, keys + at + 1);
+    std::copy(inner->keys + at, inner->keys + (kInnerChildren - 1), keys + at + 1);  // (not past one-past-the-end)
     std::copy(inner->children, inner->children + at + 1, children);
     children[at + 1] = right;
     std::copy(inner->children + at + 1, inner->children + kInnerChildren, children + at + 2);
