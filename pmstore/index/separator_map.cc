@@ -268,7 +268,7 @@ void SeparatorMap::InsertAbove(Path* path, Key key, void* right) {
     Inner* inner = path->nodes[level];
     const int at = path->child[level];  // `right` goes after child `at`
     if (inner->count < kInnerChildren) {
-      std::copy_backward(inner->keys + at, inner->keys + inner->count - 1, inner->keys + inner->count);
+      std::copy_backward(inner->keys + at, inner->keys + (inner->count - 1), inner->keys + inner->count);
       std::copy_backward(inner->children + at + 1, inner->children + inner->count, inner->children + inner->count + 1);
       inner->keys[at] = key;
       inner->children[at + 1] = right;
@@ -343,7 +343,7 @@ void SeparatorMap::RemoveChild(Path* path, int level) {
   const int key = child > 0 ? child - 1 : 0;
   if (inner->count > 1) {
     FreeLong(inner->keys[key]);
-    std::copy(inner->keys + key + 1, inner->keys + inner->count - 1, inner->keys + key);
+    std::copy(inner->keys + key + 1, inner->keys + (inner->count - 1), inner->keys + key);
   }
   std::copy(inner->children + child + 1, inner->children + inner->count, inner->children + child);
   --inner->count;
