@@ -136,9 +136,13 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   for (uint64_t n = 0; offset != 0; ++n) {
     if (n > max_leaves) return absl::DataLossError("index leaves form a cycle");
     // A chain walk waits for each leaf in turn; the next one loads while
-    // this one is checked (PrefetchLeaf passes over an offset outside the pool).
-    if (offset <= length - sizeof(LeafHeader) && LeafAt(offset)->header.next != 0) {
-      PrefetchLeaf(LeafAt(offset)->header.next);
+    // this one is checked (PrefetchLeaf passes over an offset outside the
+    // pool). The link is copied out: this leaf is not yet known to be
+    // aligned, and a misaligned Leaf* would be undefined behaviour.
+    if (offset <= length - sizeof(LeafHeader)) {
+      uint64_t next;
+      std::memcpy(&next, base_ + offset + offsetof(LeafHeader, next), sizeof(next));
+      if (next != 0) PrefetchLeaf(next);
     }
     const LeafFault fault = CheckLeaf(base_, length, heap_offset_, geometry_, offset);
     if (fault != LeafFault::kSound) return absl::DataLossError(LeafFaultMessage(fault, offset));
