@@ -100,8 +100,20 @@ absl::StatusOr<std::vector<KnobWrite>> KnobWritesFor(const JobOptions& job, cons
   const std::string name = pmstore::mapping::SizeName(size);
   const std::string knob = shared ? "shmem_enabled" : "enabled";
   const std::string flag = absl::StrCat("--mapping=", std::string(pmstore::mapping::PageIntentName(intent)));
+  const std::string& top_knob = shared ? top.shmem_enabled : top.enabled;
   if (sizes.empty()) {
-    if (intent == PageIntent::kPmd) return std::vector<KnobWrite>{};  // the top-level knob alone decides
+    // Before multi-size THP the top-level knob alone decides 2 MiB folios:
+    // it is set for the run as a per-size one is, so that pmd asks for the
+    // same thing on every kernel (6.1's shmem_enabled is never by default).
+    if (intent == PageIntent::kPmd) {
+      if (Allows(top_knob, "", shared) || (shared && top_knob == "force")) return std::vector<KnobWrite>{};
+      if (shared && top_knob == "deny") {
+        return absl::InvalidArgumentError(absl::StrCat(flag, ": ", kThpDir,
+                                                       "/shmem_enabled is deny, which turns THP off for shmem: "
+                                                       "set it to never or advise first"));
+      }
+      return std::vector<KnobWrite>{{absl::StrCat(kThpDir, "/", knob), shared ? "advise" : "madvise"}};
+    }
     return absl::InvalidArgumentError(absl::StrCat(
         flag, " in anonymous memory needs the kernel's per-size THP knobs (", kThpDir, "/hugepages-", size >> 10,
         "kB/", knob, "), and this kernel has none: multi-size THP came in Linux 6.8 for anonymous memory and later "
@@ -115,7 +127,6 @@ absl::StatusOr<std::vector<KnobWrite>> KnobWritesFor(const JobOptions& job, cons
     return absl::InvalidArgumentError(absl::StrCat(flag, ": this kernel offers no ", name,
                                                    " folios (its sizes: ", Sizes(sizes), ")"));
   }
-  const std::string& top_knob = shared ? top.shmem_enabled : top.enabled;
   if ((shared ? asked->shmem_enabled : asked->enabled).empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         flag, ": ", asked->dir, " has no ", knob, " knob: this kernel gives ", name, " folios to ",

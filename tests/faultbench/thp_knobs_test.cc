@@ -80,8 +80,30 @@ TEST(ThpKnobs, AKernelBeforeMultiSizeThpRefusesAFolioSizeAndSaysWhy) {
   ASSERT_FALSE(writes.ok());
   EXPECT_EQ(writes.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(writes.status().message().find("multi-size THP came in Linux 6.8"), std::string::npos) << writes.status();
-  // pmd there is the top-level knob's to give: nothing to set.
+  // pmd there is the top-level knob's to give: madvise already gives it.
   EXPECT_TRUE(KnobWritesFor(Anon(PageIntent::kPmd), {}, kTop)->empty());
+}
+
+TEST(ThpKnobs, AKernelBeforeMultiSizeThpSetsTheTopLevelKnobForPmd) {
+  // 6.1 as Debian boots it: enabled=always, shmem_enabled=never.
+  const ThpFacts debian61 = {.enabled = "always", .shmem_enabled = "never", .defrag = "madvise"};
+  auto shared = KnobWritesFor(Anon(PageIntent::kPmd, AnonMemory::kShared), {}, debian61);
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  EXPECT_EQ(Flat(*shared), std::string(kThpDir) + "/shmem_enabled=advise ");
+  EXPECT_TRUE(KnobWritesFor(Anon(PageIntent::kPmd), {}, debian61)->empty());  // always gives it
+
+  ThpFacts off = debian61;
+  off.enabled = "never";
+  auto private_memory = KnobWritesFor(Anon(PageIntent::kPmd), {}, off);
+  ASSERT_TRUE(private_memory.ok()) << private_memory.status();
+  EXPECT_EQ(Flat(*private_memory), std::string(kThpDir) + "/enabled=madvise ");
+
+  off.shmem_enabled = "force";  // every shmem mapping gets 2 MiB folios already
+  EXPECT_TRUE(KnobWritesFor(Anon(PageIntent::kPmd, AnonMemory::kShared), {}, off)->empty());
+  off.shmem_enabled = "deny";
+  const auto denied = KnobWritesFor(Anon(PageIntent::kPmd, AnonMemory::kShared), {}, off);
+  ASSERT_FALSE(denied.ok());
+  EXPECT_NE(denied.status().message().find("shmem_enabled is deny"), std::string::npos) << denied.status();
 }
 
 TEST(ThpKnobs, ASizeWithoutItsKindOfKnobIsRefused) {
