@@ -14,7 +14,7 @@
 //   DIR/kernels.txt   kernel package names, one a line, in version order
 //   DIR/backings.txt  backing names, one a line, in report order
 //   DIR/cells/PACKAGE/BACKING/*.json   faultbench compare --save-json
-//                     documents (pmd.json, pte.json, pud.json), and/or
+//                     documents (pmd.json, 64K.json, pte.json, pud.json), and/or
 //   DIR/cells/PACKAGE/BACKING/status   one line: why the cell has no or
 //                     partial results ("hang: ...", "skipped: ...", "failed: ...")
 // A cell with neither has not run yet. Blank lines and lines starting

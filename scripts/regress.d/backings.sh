@@ -12,6 +12,11 @@
 #   tmpfs-huge tmpfs-within-size
 #                          tmpfs mounted huge=always / huge=within_size
 #   hugetlbfs-2M           hugetlbfs pagesize=2M, its pages reserved first
+#   anon-private anon-shared
+#                          anonymous memory, no file: MAP_PRIVATE (faultbench
+#                          --anon) and shmem (--anon=shared), mapped in 4 KiB
+#                          pages, 64 KiB folios (multi-size THP, where the
+#                          kernel has the knob) and 2 MiB THPs
 #
 # Every backing but devdax-1G runs in one boot of the default VM (1 GiB of
 # memmap= pmem): the file systems are made afresh for each, and devdax-2M
@@ -20,7 +25,7 @@
 # a boot of its own.
 
 ALL_BACKINGS=(fsdax-ext4 fsdax-xfs pagecache-ext4 pagecache-xfs tmpfs-huge tmpfs-within-size hugetlbfs-2M
-              devdax-2M devdax-1G)
+              anon-private anon-shared devdax-2M devdax-1G)
 
 is_backing() {  # NAME
   local b
@@ -38,11 +43,14 @@ backing_boot_flags() {  # NAME
 }
 
 # The mapping modes studied on a backing: those it can give. hugetlbfs and
-# device DAX map only their own page size.
+# device DAX map only their own page size; anonymous memory also takes the
+# multi-size THP folio sizes, of which the study takes 64K (arm64's
+# contiguous-PTE size).
 backing_modes() {  # NAME
   case "$1" in
     hugetlbfs-2M|devdax-2M) echo pmd ;;
     devdax-1G) echo pud ;;
+    anon-*) echo pmd 64K pte ;;
     *) echo pmd pte ;;
   esac
 }
