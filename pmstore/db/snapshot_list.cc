@@ -26,7 +26,15 @@ void SnapshotList::WillChange(std::string_view key, uint64_t record) {
   // Already there: the first change after the snapshot saved the record
   // it saw; a later one (in the same batch too) must not replace it.
   if (at != newest.end() && at->first == key) return;
-  newest.emplace_hint(at, std::string(key), record);
+  added_.push_back(newest.emplace_hint(at, std::string(key), record));
+}
+
+void SnapshotList::Abandoned() {
+  if (!added_.empty()) {
+    Overlay& newest = entries_.back().overlay;
+    for (const Overlay::iterator& entry : added_) newest.erase(entry);
+  }
+  added_.clear();
 }
 
 bool SnapshotList::Find(Handle snapshot, std::string_view key, uint64_t* record) const {

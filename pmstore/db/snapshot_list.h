@@ -9,6 +9,10 @@
 // order) that names k, else the current index. Releasing S merges its
 // overlay into the next older snapshot's, keeping that one's entries
 // where both name a key (doc/STORE.md, "Snapshots", has the argument).
+// The overlays from S's on therefore name exactly the keys that commits
+// after S changed: a write that is abandoned takes its entries back out
+// (Abandoned), which is what lets a transaction's commit ask whether
+// anything it read changed since it began (ChangedSince).
 // Records named in overlays stay valid: records are never changed once
 // written, and the store pins each snapshot's sequence, so their space is
 // not reused while a snapshot that can see them lives.
@@ -51,6 +55,16 @@ class SnapshotList {
 
   // A write is about to change `key`, which has `record` now (0: absent).
   void WillChange(std::string_view key, uint64_t record);
+  // The staged write whose changes WillChange saw was committed, or was
+  // abandoned: then the entries it added go (the keys did not change).
+  void Committed() { added_.clear(); }
+  void Abandoned();
+
+  // Whether a commit after `snapshot` (not one staged now) changed `key`.
+  bool ChangedSince(Handle snapshot, std::string_view key) const {
+    uint64_t record;
+    return Find(snapshot, key, &record);
+  }
 
   // The record `key` had at `snapshot`, when an overlay holds it: true
   // and *record (0: absent). false: the current index has it.
@@ -96,6 +110,9 @@ class SnapshotList {
 
  private:
   std::list<Entry> entries_;  // oldest first
+  // The entries the write being staged added to the newest overlay.
+  // Snapshots come and go only between writes, so these stay valid.
+  std::vector<Overlay::iterator> added_;
 };
 
 }  // namespace pmstore::internal

@@ -19,7 +19,9 @@
 //
 // Files: store_impl.cc (open, recovery, close), store_write.cc (the write
 // path; the commit protocols are commit/'s), store_read.cc (reads),
-// store_snapshot.cc (snapshots and reads through them), store_image.cc
+// store_snapshot.cc (snapshots and reads through them), transaction_impl.cc
+// (transactions; their commit is a write like any other, checked when it
+// is staged), store_image.cc
 // (the separator image), store_check.cc (Check), store_copy.cc (CopyTo).
 #pragma once
 
@@ -50,6 +52,7 @@
 namespace pmstore {
 
 class SnapshotImpl;
+class TransactionImpl;
 
 class StoreImpl final : public Store {
  public:
@@ -78,6 +81,7 @@ class StoreImpl final : public Store {
   absl::StatusOr<bool> Contains(std::string_view key) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options, const IterateOptions& range) override;
   std::unique_ptr<Snapshot> GetSnapshot() override;
+  std::unique_ptr<Transaction> BeginTransaction(const TransactionOptions& options) override;
   absl::Status Sync() override;
   absl::Status Close() override;
   Stats GetStats() override;
@@ -101,6 +105,13 @@ class StoreImpl final : public Store {
   absl::Status ScanBatch(const Snapshot& snapshot, const internal::SnapshotList::Start& start,
                          const IterateOptions& range, size_t max_entries, std::vector<ScanEntry>* out, bool* end);
 
+  // --- transactions (transaction_impl.cc; the commit in store_write.cc) ---
+  // Commits `transaction`'s staged writes as one write, once its
+  // Validate passes with the writer's turn held.
+  absl::Status CommitTransaction(const WriteOptions& options, const TransactionImpl& transaction);
+  // InvalidArgument, naming the pool, for a key over kMaxKeySize.
+  absl::Status CheckKey(std::string_view key) const;
+
   // --- snapshots (store_snapshot.cc) ---
   // What a SnapshotImpl's destructor calls.
   void ReleaseSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id);
@@ -118,10 +129,12 @@ class StoreImpl final : public Store {
     std::string_view key;
     std::string_view value;
   };
-  // The ops of one write (a Put, a Delete, a WriteBatch's).
+  // The ops of one write (a Put, a Delete, a WriteBatch's, a
+  // transaction's, which must still be valid when it is staged).
   struct Ops {
     const Op* ops;
     size_t count;
+    const TransactionImpl* transaction = nullptr;
   };
   // A durable write waiting for its turn (group commit).
   struct Waiter {
@@ -164,9 +177,7 @@ class StoreImpl final : public Store {
   absl::Status Recover();
 
   // --- the write path (store_write.cc) ---
-  // InvalidArgument, naming the pool, for a key over kMaxKeySize.
-  absl::Status CheckKey(std::string_view key) const;
-  absl::Status WriteOps(const WriteOptions& options, const Op* ops, size_t count);
+  absl::Status WriteOps(const WriteOptions& options, const Ops& write);
   // Where a commit costs a system call (page granularity: an msync), a
   // durable write joins the queue; its head writes every write waiting
   // behind it with its own, as one commit, and each is acknowledged once

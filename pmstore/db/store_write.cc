@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/db/store_impl.h"
+#include "pmstore/db/transaction_impl.h"
 #include "pmstore/persist/persist_site.h"
 
 namespace pmstore {
@@ -17,19 +18,28 @@ using internal::PersistSite;
 
 absl::Status StoreImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
   const Op op{WriteBatch::OpKind::kPut, key, value};
-  return WriteOps(options, &op, 1);
+  return WriteOps(options, Ops{&op, 1});
 }
 
 absl::Status StoreImpl::Delete(const WriteOptions& options, std::string_view key) {
   const Op op{WriteBatch::OpKind::kDelete, key, {}};
-  return WriteOps(options, &op, 1);
+  return WriteOps(options, Ops{&op, 1});
 }
 
 absl::Status StoreImpl::Write(const WriteOptions& options, const WriteBatch& batch) {
   std::vector<Op> ops;
   ops.reserve(batch.Count());
   for (const WriteBatch::Op& op : batch.ops()) ops.push_back(Op{op.kind, op.key, op.value});
-  return WriteOps(options, ops.data(), ops.size());
+  return WriteOps(options, Ops{ops.data(), ops.size()});
+}
+
+absl::Status StoreImpl::CommitTransaction(const WriteOptions& options, const TransactionImpl& transaction) {
+  std::vector<Op> ops;
+  ops.reserve(transaction.staged().size());
+  for (const auto& [key, value] : transaction.staged()) {
+    ops.push_back(value ? Op{WriteBatch::OpKind::kPut, key, *value} : Op{WriteBatch::OpKind::kDelete, key, {}});
+  }
+  return WriteOps(options, Ops{ops.data(), ops.size(), &transaction});
 }
 
 absl::Status StoreImpl::CheckKey(std::string_view key) const {
@@ -38,9 +48,8 @@ absl::Status StoreImpl::CheckKey(std::string_view key) const {
       absl::StrCat(path_, ": key of ", key.size(), " bytes exceeds the limit of ", kMaxKeySize));
 }
 
-absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Op* ops, size_t count) {
-  for (size_t i = 0; i < count; ++i) PMSTORE_RETURN_IF_ERROR(CheckKey(ops[i].key));
-  const Ops write{ops, count};
+absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Ops& write) {
+  for (size_t i = 0; i < write.count; ++i) PMSTORE_RETURN_IF_ERROR(CheckKey(write.ops[i].key));
   if (options.sync && group_commits_) return WriteInGroup(write);
   internal::TurnGuard turn(&write_mu_);
   return WriteTogether(options.sync, &write, 1);
@@ -136,6 +145,10 @@ absl::Status StoreImpl::WriteTogether(bool sync, const Ops* writes, size_t count
 absl::Status StoreImpl::Stage(const Ops* writes, size_t count) {
   if (separator_image_ != 0 || index_.on_image()) PMSTORE_RETURN_IF_ERROR(DropSeparatorImage());
   for (size_t w = 0; w < count; ++w) {
+    // A transaction is checked against every commit before it, the
+    // writes staged ahead of it in this group included: their keys are in
+    // the overlays already (and leave them if the group is abandoned).
+    if (writes[w].transaction != nullptr) PMSTORE_RETURN_IF_ERROR(writes[w].transaction->Validate(snapshots_));
     for (size_t i = 0; i < writes[w].count; ++i) {
       const Op& op = writes[w].ops[i];
       PMSTORE_RETURN_IF_ERROR(op.kind == WriteBatch::OpKind::kDelete ? StageDelete(op.key)
@@ -148,8 +161,7 @@ absl::Status StoreImpl::Stage(const Ops* writes, size_t count) {
 absl::Status StoreImpl::StagePut(std::string_view key, std::string_view value) {
   uint64_t replaced;
   PMSTORE_RETURN_IF_ERROR(index_.Upsert(tx_, alloc_, key, value, &replaced));
-  // A snapshot keeps what the key had (an abandoned commit leaves a
-  // pre-image equal to the current record, which reads the same).
+  // A snapshot keeps what the key had (Abandon takes it back out).
   if (!snapshots_.empty()) snapshots_.WillChange(key, replaced);
   if (replaced == 0) ++key_delta_;
   return absl::OkStatus();
@@ -186,6 +198,7 @@ void StoreImpl::Abandon() {
   key_delta_ = 0;
   alloc_.Abandoned();
   index_.Abandoned();
+  snapshots_.Abandoned();
 }
 
 absl::Status StoreImpl::MakeRoom(const absl::Status& failure, bool* sync) {
@@ -259,6 +272,7 @@ void StoreImpl::Apply() {
   key_count_ += key_delta_;
   key_delta_ = 0;
   tx_.Clear();
+  snapshots_.Committed();
   alloc_.Committed(seq);
   ReleaseSpaceThrough(seq);
 }

@@ -2,11 +2,16 @@
 // puts, overwrites, deletes, batches, large values, growth, reopen; Get
 // and MultiGet read. Snapshots taken along the way keep a copy of the
 // model as it was then, and reads through them (Get, MultiGet, iterators
-// with prefix and bounds) must match that copy while writes go on.
+// with prefix and bounds) must match that copy while writes go on. A
+// transaction open along the way reads its own model (the model when it
+// began, with its writes over it), and its commit must abort exactly when
+// a write since it began changed a key it read or wrote.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -191,11 +196,91 @@ void ExpectSnapshotMatches(Store& store, const SnapshotAndModel& at, std::mt1993
   ExpectWalkMatches(store, options, range, at.then, rng);
 }
 
+// A transaction open in the model test: what it sees, what it touched,
+// and which keys the store's writes changed since it began.
+struct OpenTransaction {
+  std::unique_ptr<Transaction> transaction;
+  Model view;
+  std::set<std::string> touched;
+  std::set<std::string> changed;
+  bool wrote = false;  // a transaction without writes commits whatever changed
+};
+
+// One step of `open`: a read, a write, a scan both ways, or the commit
+// (then *model takes its writes, unless it must abort).
+void StepTransaction(std::unique_ptr<OpenTransaction>& open, Model* model, std::mt19937_64& rng) {
+  Transaction& t = *open->transaction;
+  const std::string key = RandomKey(rng);
+  const uint64_t dice = rng() % 100;
+  if (dice < 35) {
+    std::string value;
+    const absl::Status s = t.Get(key, &value);
+    const auto found = open->view.find(key);
+    if (found == open->view.end()) {
+      ASSERT_TRUE(absl::IsNotFound(s)) << s;
+    } else {
+      ASSERT_TRUE(s.ok()) << s;
+      ASSERT_EQ(value, found->second);
+    }
+    open->touched.insert(key);
+  } else if (dice < 60) {
+    const std::string value = pmstore::testing::ValueFor(rng(), rng() % 300);
+    ASSERT_TRUE(t.Put(key, value).ok());
+    open->view[key] = value;
+    open->touched.insert(key);
+    open->wrote = true;
+  } else if (dice < 75) {
+    ASSERT_TRUE(t.Delete(key).ok());
+    open->view.erase(key);
+    open->touched.insert(key);
+    open->wrote = true;
+  } else if (dice < 85) {
+    const std::string prefix = "key" + std::to_string(rng() % 30);
+    auto it = t.NewIterator({.prefix = prefix});
+    auto expected = open->view.lower_bound(prefix);
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++expected) {
+      ASSERT_TRUE(expected != open->view.end() && expected->first.starts_with(prefix)) << it->key().substr(0, 40);
+      ASSERT_EQ(it->key(), expected->first);
+      ASSERT_EQ(it->value(), expected->second);
+      open->touched.insert(expected->first);
+    }
+    ASSERT_TRUE(expected == open->view.end() || !expected->first.starts_with(prefix));
+    size_t backward = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) ++backward;
+    ASSERT_EQ(backward, static_cast<size_t>(std::distance(open->view.lower_bound(prefix), expected)));
+  } else {
+    bool conflict = false;
+    for (const std::string& k : open->touched) conflict = conflict || open->changed.contains(k);
+    const absl::Status s = t.Commit();
+    if (conflict && open->wrote) {
+      ASSERT_TRUE(absl::IsAborted(s)) << s;
+    } else {
+      ASSERT_TRUE(s.ok()) << s;
+      // The model takes the transaction's writes (its view where it
+      // touched keys, none of which changed since it began; a transaction
+      // that only read applies nothing).
+      if (open->wrote) {
+        for (const std::string& k : open->touched) {
+          const auto in_view = open->view.find(k);
+          if (in_view != open->view.end()) {
+            (*model)[k] = in_view->second;
+          } else {
+            model->erase(k);
+          }
+        }
+      }
+    }
+    open.reset();
+  }
+}
+
 TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
   const ModelParam param = GetParam();
   TempDir dir(param.dir);
   const std::string path = dir.File("pool");
-  const uint64_t seed = std::random_device()();
+  // PMSTORE_TEST_SEED replays a failure's seed (the trace prints it).
+  const char* replay = std::getenv("PMSTORE_TEST_SEED");
+  const uint64_t seed = replay != nullptr ? std::strtoull(replay, nullptr, 10) : std::random_device()();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   Model model;
@@ -204,7 +289,18 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
   auto store = pmstore::testing::OpenOrDie(path, options);
   ASSERT_NE(store, nullptr);
   std::vector<SnapshotAndModel> snapshots;  // at most three at once
+  std::unique_ptr<OpenTransaction> open;     // at most one
+  // What a write of the store changes, for the open transaction's conflicts.
+  const auto changes = [&](const std::string& key, bool is_delete) {
+    if (open != nullptr && (!is_delete || model.contains(key))) open->changed.insert(key);
+  };
   for (int op = 0; op < param.ops; ++op) {
+    const uint64_t transaction_dice = rng() % 100;
+    if (open == nullptr && transaction_dice < 2) {
+      open = std::make_unique<OpenTransaction>(OpenTransaction{store->BeginTransaction(), model, {}, {}});
+    } else if (open != nullptr && transaction_dice < 30) {
+      ASSERT_NO_FATAL_FAILURE(StepTransaction(open, &model, rng));
+    }
     const uint64_t snapshot_dice = rng() % 1000;
     if (snapshot_dice < 10 && snapshots.size() < 3) {
       snapshots.push_back({store->GetSnapshot(), model});
@@ -218,10 +314,12 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
       const std::string key = RandomKey(rng);
       const std::string value = RandomValue(rng);
       ASSERT_TRUE(store->Put(write, key, value).ok());
+      changes(key, false);
       model[key] = value;
     } else if (dice < 80) {
       const std::string key = RandomKey(rng);
       ASSERT_TRUE(store->Delete(write, key).ok());
+      changes(key, true);
       model.erase(key);
     } else if (dice < 88) {
       WriteBatch batch;
@@ -235,6 +333,7 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
       }
       ASSERT_TRUE(store->Write(write, batch).ok());
       for (const WriteBatch::Op& batched : batch.ops()) {
+        changes(batched.key, batched.kind == WriteBatch::OpKind::kDelete);
         if (batched.kind == WriteBatch::OpKind::kDelete) {
           model.erase(batched.key);
         } else {
@@ -259,7 +358,8 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
         ASSERT_TRUE(store->Sync().ok());
       }
       for (const SnapshotAndModel& at : snapshots) ASSERT_NO_FATAL_FAILURE(ExpectSnapshotMatches(*store, at, rng));
-      snapshots.clear();  // they must go before the store
+      snapshots.clear();  // they must go before the store, as a transaction must
+      open.reset();
       store.reset();
       store = pmstore::testing::OpenOrDie(path, Options());
       ASSERT_NE(store, nullptr);
@@ -270,6 +370,7 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
   }
   for (const SnapshotAndModel& at : snapshots) ASSERT_NO_FATAL_FAILURE(ExpectSnapshotMatches(*store, at, rng));
   snapshots.clear();
+  open.reset();
   ASSERT_NO_FATAL_FAILURE(ExpectMatches(*store, model));
   ASSERT_NO_FATAL_FAILURE(ExpectWalkMatches(*store, ReadOptions(), IterateOptions(), model, rng));
   const CheckReport report = store->CheckNow();

@@ -12,7 +12,7 @@
 // separator image (a clean close) the first write, GetStats or CheckNow
 // loads the allocator's view of the pool, and keeps readers out while it
 // does (12 ms at 10 M keys, doc/FORMAT.md "Separator image"). Writers
-// (Put, Delete, Write, Sync, Close) take turns; GetSnapshot and
+// (Put, Delete, Write, a transaction's Commit, Sync, Close) take turns; GetSnapshot and
 // releasing a snapshot (so NewIterator and an
 // iterator's destruction too) take a writer's turn for a moment. A
 // writer keeps readers out while it stages its write in memory and while
@@ -81,6 +81,7 @@
 #include "pmstore/pinned_value.h"
 #include "pmstore/snapshot.h"
 #include "pmstore/stats.h"
+#include "pmstore/transaction.h"
 #include "pmstore/write_batch.h"
 
 namespace pmstore {
@@ -170,6 +171,13 @@ class Store {
   // write in progress to finish. Destroying it releases it. Made after
   // Close, it reads as the store does then (FailedPrecondition).
   virtual std::unique_ptr<Snapshot> GetSnapshot() = 0;
+
+  // A read-write transaction that begins at the state after the last
+  // acknowledged commit (transaction.h). Never fails; waits for a write in
+  // progress to finish, as GetSnapshot does (it holds a snapshot). Made
+  // after Close, its reads and Commit return FailedPrecondition.
+  virtual std::unique_ptr<Transaction> BeginTransaction(const TransactionOptions& options) = 0;
+  std::unique_ptr<Transaction> BeginTransaction() { return BeginTransaction(TransactionOptions()); }
 
   // Makes writes made with sync=false durable. Not OK when that failed
   // (the store is then poisoned, see above) or when the store was already
