@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <span>
 #include <thread>
@@ -31,6 +32,9 @@ struct Result {
   uint64_t bytes = 0;
   double p50_us = 0, p99_us = 0, p999_us = 0, max_us = 0;
   uint64_t found = 0;
+  // updaterandom in transactions: commits that returned Aborted and were
+  // begun again (unset otherwise).
+  std::optional<uint64_t> aborts;
   double ops_per_sec() const { return seconds > 0 ? ops / seconds : 0; }
   double mb_per_sec() const { return seconds > 0 ? bytes / seconds / 1048576.0 : 0; }
 };
@@ -61,6 +65,20 @@ double PercentileUs(std::vector<uint32_t>& ticks, double q, double ns_per_tick) 
   const size_t i = std::min(ticks.size() - 1, static_cast<size_t>(q * ticks.size()));
   std::nth_element(ticks.begin(), ticks.begin() + i, ticks.end());
   return std::round(ticks[i] * ns_per_tick) / 1000.0;  // whole nanoseconds
+}
+
+// updaterandom (RocksDB db_bench's read-modify-write): a Get of a random
+// key, then a Put of a new value of --value-size under it, each pair timed
+// as one operation (and, with --transactions, made in one transaction). Of
+// --threads threads, thread t updates keys k with k % threads == t only:
+// no two threads touch one key, so no commit should abort, and an abort
+// counted is the store's doing, not the workload's.
+bool IsUpdate(const std::string& name) { return name == "updaterandom"; }
+uint64_t OwnKey(std::mt19937_64& rng, uint64_t num, int threads, int t) {
+  const uint64_t n = static_cast<uint64_t>(threads), self = static_cast<uint64_t>(t);
+  // A thread has operations only when it has keys (num >= threads, or t == 0).
+  const uint64_t mine = num > self ? (num - self + n - 1) / n : 1;
+  return (rng() % mine) * n + self;
 }
 
 // readwhilewriting (db_bench's): config.threads threads do readrandom's
@@ -139,7 +157,7 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
   const std::string op = IsReadWhileWriting(name) ? "readrandom" : name;
   std::vector<std::vector<uint32_t>> latencies(threads);
   std::vector<absl::Status> statuses(threads);
-  std::vector<uint64_t> found(threads, 0), bytes(threads, 0), done_ops(threads, 0);
+  std::vector<uint64_t> found(threads, 0), bytes(threads, 0), done_ops(threads, 0), aborts(threads, 0);
   // Values are slices of this, at random offsets (1 MiB to choose from).
   std::string random_bytes(static_cast<size_t>(config.value_size) + (1 << 20), '\0');
   std::mt19937_64 fill(config.seed);
@@ -208,7 +226,9 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
       return;
     }
     for (uint64_t i = 0; i < per; ++i) {
-      const uint64_t k = op == "fillseq" ? first + i : rng() % config.num;
+      const uint64_t k = op == "fillseq"   ? first + i
+                         : IsUpdate(op)      ? OwnKey(rng, config.num, threads, t)
+                                             : rng() % config.num;
       if (op == "readmissing") {
         MakeMissingKey(k, config.key_size, &key);
       } else {
@@ -227,6 +247,16 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
           ++found[t];
           bytes[t] += key.size() + value_out.size();
         }
+      } else if (IsUpdate(op)) {
+        const size_t offset = rng() % (random_bytes.size() - config.value_size);
+        bool hit = false;
+        status = engine.Update(key, std::string_view(random_bytes).substr(offset, config.value_size),
+                               config.transactions, &value_out, &hit, &aborts[t]);
+        if (hit) {  // db_bench's bytes: the value read, when there was one, and the value written
+          ++found[t];
+          bytes[t] += key.size() + value_out.size();
+        }
+        bytes[t] += key.size() + config.value_size;
       } else if (op == "deleterandom") {
         status = engine.Delete(key);
         bytes[t] += key.size();
@@ -269,6 +299,10 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
     result.ops += done_ops[t];
     result.bytes += bytes[t];
     result.found += found[t];
+    // LMDB's write transactions wait for each other and never abort.
+    if (IsUpdate(op) && config.transactions && engine.name() == "pmstore") {
+      result.aborts = result.aborts.value_or(0) + aborts[t];
+    }
     all.insert(all.end(), latencies[t].begin(), latencies[t].end());
   }
   // readseq and readreverse time the whole scan and record nanoseconds per entry.
@@ -373,6 +407,7 @@ nlohmann::json ToJson(const std::vector<Result>& results) {
     list.push_back({{"name", r.name}, {"ops", r.ops}, {"seconds", r.seconds}, {"ops_per_sec", r.ops_per_sec()},
                     {"mb_per_sec", r.mb_per_sec()}, {"p50_us", r.p50_us}, {"p99_us", r.p99_us},
                     {"p999_us", r.p999_us}, {"max_us", r.max_us}, {"found", r.found}});
+    if (r.aborts.has_value()) list.back()["aborts"] = *r.aborts;
   }
   return list;
 }
@@ -384,9 +419,12 @@ void PrintTable(const std::string& engine, const std::vector<Result>& results, i
     std::printf("%-8s %-*s: %9.3f us/op %11.0f ops/s %8.1f MB/s  p50 %7.2f  p99 %7.2f  p99.9 %8.2f  max %9.1f us", engine.c_str(),
                 width, r.name.c_str(), r.ops ? r.seconds * 1e6 / r.ops : 0.0, r.ops_per_sec(), r.mb_per_sec(), r.p50_us,
                 r.p99_us, r.p999_us, r.max_us);
-    if (IsRead(r.name)) {
+    if (IsRead(r.name) || IsUpdate(r.name)) {
       std::printf("  (%llu of %llu found)", static_cast<unsigned long long>(r.found),
                   static_cast<unsigned long long>(r.ops));
+    }
+    if (r.aborts.has_value()) {
+      std::printf("  in transactions, %llu aborted", static_cast<unsigned long long>(*r.aborts));
     }
     if (r.name == "multiget") std::printf("  latencies per batch of %d", batch);
     std::printf("\n");
@@ -399,14 +437,22 @@ std::string RatioName(const Result& ours, const Result& theirs) {
   return ours.name == theirs.name ? ours.name : ours.name + "/" + theirs.name;
 }
 
-// A readrandom that missed mixes cheap misses into the hits' figure.
+// A readrandom that missed mixes cheap misses into the hits' figure; an
+// updaterandom that missed inserted keys instead of updating them.
 void NoteMisses(const std::vector<Result>& results) {
   for (const Result& r : results) {
-    if (r.name != "readrandom" || r.found == r.ops) continue;
-    std::printf("note: readrandom found %.1f%% of its keys (after fillrandom: db_bench's semantics), so its figure\n"
-                "      mixes in misses, which cost less than hits. For hits alone run fillseq,readrandom; for\n"
-                "      misses alone, readmissing.\n",
-                r.ops ? 100.0 * r.found / r.ops : 0.0);
+    if (r.found == r.ops) continue;
+    const double share = r.ops ? 100.0 * r.found / r.ops : 0.0;
+    if (r.name == "readrandom") {
+      std::printf("note: readrandom found %.1f%% of its keys (after fillrandom: db_bench's semantics), so its figure\n"
+                  "      mixes in misses, which cost less than hits. For hits alone run fillseq,readrandom; for\n"
+                  "      misses alone, readmissing.\n",
+                  share);
+    } else if (IsUpdate(r.name)) {
+      std::printf("note: updaterandom found %.1f%% of its keys (after fillrandom: db_bench's semantics); the rest\n"
+                  "      were inserts, not updates. For updates alone run fillseq,updaterandom.\n",
+                  share);
+    }
   }
 }
 
@@ -444,7 +490,8 @@ int RunBench(const BenchConfig& requested) {
   if (config.json) {
     nlohmann::json out = {{"engine", "pmstore"},      {"pool", config.pool},           {"num", config.num},
                           {"key_size", config.key_size}, {"value_size", config.value_size}, {"threads", config.threads},
-                          {"sync", config.sync},      {"batch", config.batch},         {"pool_bytes", config.size},
+                          {"sync", config.sync},      {"transactions", config.transactions},
+                          {"batch", config.batch},    {"pool_bytes", config.size},
                           {"mapping", describe},      {"benchmarks", ToJson(*results)}};
     if (!other.empty()) {
       nlohmann::json ratios = nlohmann::json::object();
@@ -459,9 +506,10 @@ int RunBench(const BenchConfig& requested) {
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("pmstore bench: %llu keys of %d B, values of %d B, %d thread(s), %s, %s (%s)\n  pmstore: %s\n",
+  std::printf("pmstore bench: %llu keys of %d B, values of %d B, %d thread(s), %s%s, %s (%s)\n  pmstore: %s\n",
               static_cast<unsigned long long>(config.num), config.key_size, config.value_size, config.threads,
-              config.sync ? "durable (sync) writes" : "sync=false", config.pool.c_str(),
+              config.sync ? "durable (sync) writes" : "sync=false",
+              config.transactions ? ", updates in transactions" : "", config.pool.c_str(),
               base::FormatBytes(config.size).c_str(),
               describe.c_str());
   PrintTable("pmstore", *results, config.batch);

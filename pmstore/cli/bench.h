@@ -20,8 +20,9 @@ struct BenchConfig {
   int batch = 32;        // keys per MultiGet (multiget)
   int seek_nexts = 0;    // seekrandom: entries read after each seek
   bool reverse = false;  // seekrandom: SeekForPrev and Prev
-  int threads = 1;
+  int threads = 1;        // updaterandom: thread t updates keys k with k % threads == t
   bool sync = true;
+  bool transactions = false;  // updaterandom: each update in a pmstore::Transaction
   bool json = false;
   std::string compare;  // "" or "lmdb"
   uint64_t seed = 301;
@@ -30,8 +31,8 @@ struct BenchConfig {
 inline constexpr int kMaxBenchValueSize = 4 << 20;
 
 inline constexpr std::string_view kBenchmarkNames[] = {
-    "fillseq",    "fillrandom",   "overwrite",  "readrandom",   "readmissing",      "multiget",
-    "readseq",    "readreverse",  "seekrandom", "deleterandom", "readwhilewriting", "reopen"};
+    "fillseq",    "fillrandom",   "overwrite",    "updaterandom",     "readrandom", "readmissing", "multiget",
+    "readseq",    "readreverse",  "seekrandom",   "deleterandom",     "readwhilewriting", "reopen"};
 
 // Runs the benchmarks and prints the report; returns the exit status.
 int RunBench(const BenchConfig& config);

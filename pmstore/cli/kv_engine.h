@@ -2,7 +2,7 @@
 // Engines only move data; the bench core generates keys, times every
 // operation and reports.
 //
-// Thread-safety: Put/Delete/Get/Scan may be called from several threads
+// Thread-safety: Put/Delete/Get/Update/Scan may be called from several threads
 // at once (each engine serialises writers as its library requires).
 #pragma once
 
@@ -28,6 +28,15 @@ class KvEngine {
   virtual absl::Status Delete(std::string_view key) = 0;
   // OK and *found false when the key is absent.
   virtual absl::Status Get(std::string_view key, std::string* value, bool* found) = 0;
+  // One update of db_bench's updaterandom: reads `key` (its value into
+  // *old_value, *found false when absent), then puts `value` under it.
+  // With `transaction`, pmstore does both in one Transaction and begins it
+  // again when Commit returns Aborted, adding one to *aborts each time;
+  // without, a Get then a Put. LMDB does both in one write transaction
+  // either way (it has no write outside one), and never aborts: its write
+  // transactions wait for each other.
+  virtual absl::Status Update(std::string_view key, std::string_view value, bool transaction, std::string* old_value,
+                              bool* found, uint64_t* aborts) = 0;
   // Gets of every key of `keys` at once: (*values)[i] for keys[i] (empty
   // when absent); *found: how many were present. pmstore's MultiGet; LMDB has
   // no batched read (the bench runs readrandom there instead).

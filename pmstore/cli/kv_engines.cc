@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "pmstore/base/status_macros.h"
 #include "pmstore/cli/kv_engine.h"
 #include "pmstore/store.h"
 
@@ -29,6 +30,29 @@ class PmstoreEngine final : public KvEngine {
     const absl::Status status = store_->Get(ReadOptions(), key, value);
     *found = status.ok();
     return absl::IsNotFound(status) ? absl::OkStatus() : status;
+  }
+  absl::Status Update(std::string_view key, std::string_view value, bool transaction, std::string* old_value,
+                      bool* found, uint64_t* aborts) override {
+    if (!transaction) {
+      PMSTORE_RETURN_IF_ERROR(Get(key, old_value, found));
+      return Put(key, value);
+    }
+    // A bound, so that a bug that aborts every commit fails the run instead
+    // of spinning: with each thread on keys of its own none should abort.
+    constexpr int kMaxAttempts = 1000;
+    absl::Status status;
+    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+      std::unique_ptr<Transaction> txn = store_->BeginTransaction();
+      status = txn->Get(key, old_value);
+      *found = status.ok();
+      if (!status.ok() && !absl::IsNotFound(status)) return status;
+      status = txn->Put(key, value);
+      if (status.ok()) status = txn->Commit(write_);
+      if (!absl::IsAborted(status)) return status;
+      ++*aborts;
+    }
+    return absl::AbortedError(absl::StrCat("updaterandom: ", kMaxAttempts, " commits in a row of key '",
+                                           std::string(key), "' aborted: ", status.message()));
   }
   absl::Status MultiGet(std::span<const std::string_view> keys, std::vector<std::string>* values,
                         uint64_t* found) override {
@@ -150,6 +174,22 @@ class LmdbEngine final : public KvEngine {
     if (rc == 0) value->assign(static_cast<const char*>(v.mv_data), v.mv_size);
     mdb_txn_reset(txn);
     return rc == 0 || rc == MDB_NOTFOUND ? absl::OkStatus() : LmdbError(rc, "mdb_get", path_);
+  }
+
+  // The old value is copied out before the put, as pmstore's Get copies
+  // it: mdb_get points into the map, at a page the put may copy.
+  absl::Status Update(std::string_view key, std::string_view value, bool /*transaction*/, std::string* old_value,
+                      bool* found, uint64_t* /*aborts*/) override {
+    return Write([&](MDB_txn* txn) {
+      MDB_val k{key.size(), const_cast<char*>(key.data())};
+      MDB_val v;
+      int rc = mdb_get(txn, dbi_, &k, &v);
+      *found = rc == 0;
+      if (rc == 0) old_value->assign(static_cast<const char*>(v.mv_data), v.mv_size);
+      if (rc != 0 && rc != MDB_NOTFOUND) return rc;
+      v = MDB_val{value.size(), const_cast<char*>(value.data())};
+      return mdb_put(txn, dbi_, &k, &v, 0);
+    });
   }
 
   absl::Status MultiGet(std::span<const std::string_view>, std::vector<std::string>*, uint64_t*) override {

@@ -75,6 +75,24 @@ jq -e '[.benchmarks[] | select(.name == "reopen.firstread" and .ops == 1)] | len
 expect 0 "bench readwhilewriting" -- "$PMSTORE" bench "$DIR/rww" --size=64M --num=2000 --reads=20000 --threads=2 --benchmarks=fillseq,readwhilewriting --output-format=json
 jq -e '[.benchmarks[].name] == ["fillseq", "readwhilewriting", "readwhilewriting.writer"] and .benchmarks[1].ops == 20000 and .benchmarks[1].found == 20000' "$DIR/out" >/dev/null \
   || { echo "FAIL: bench readwhilewriting: $(jq -c '.benchmarks' "$DIR/out")"; failures=$((failures + 1)); }
+# updaterandom: every key of a fill is found and updated; two threads on
+# keys of their own never abort a transaction; LMDB's row has no abort count
+# (its write transactions wait for each other, never abort).
+expect 0 "bench updaterandom --transactions" -- "$PMSTORE" bench "$DIR/upd" --size=64M --num=2000 --threads=2 \
+  --benchmarks=fillseq,updaterandom --transactions --compare=lmdb --output-format=json
+jq -e '.transactions and [.benchmarks[].name] == ["fillseq", "updaterandom"]
+       and (.benchmarks[1] | .ops == 2000 and .found == 2000 and .aborts == 0 and .p99_us > 0)
+       and (.compare.benchmarks[1] | .name == "updaterandom" and .ops == 2000 and .found == 2000 and (has("aborts") | not))
+       and .compare.ratios.updaterandom > 0' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench updaterandom --transactions: $(jq -c '[.benchmarks, .compare.benchmarks]' "$DIR/out")"; failures=$((failures + 1)); }
+# Without a fill the first pass misses keys, and inserts them; the second
+# draws the same keys (the same seed), so it finds every one: each update's
+# Put landed. No --transactions: no aborts field.
+expect 0 "bench updaterandom unfilled" -- "$PMSTORE" bench "$DIR/upd2" --size=64M --num=2000 \
+  --benchmarks=updaterandom,updaterandom --output-format=json
+jq -e '(.transactions | not) and .benchmarks[0].found < 1000 and .benchmarks[1].found == 2000
+       and (.benchmarks[0] | has("aborts") | not)' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench updaterandom unfilled: $(jq -c '.benchmarks' "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "bench --compare=lmdb" -- "$PMSTORE" bench "$DIR/bench2" --size=64M --num=1000 --compare=lmdb
 grep -q "ratio pmstore/lmdb" "$DIR/out" || { echo "FAIL: bench compare output"; failures=$((failures + 1)); }
 # Hits, misses and batches reported apart; LMDB runs readrandom for multiget.
@@ -112,6 +130,7 @@ expect 2 "check of an unopenable pool" -- "$PMSTORE" check "$DIR/garbage"
 expect 2 "unknown subcommand" -- "$PMSTORE" frobnicate
 expect 2 "unknown flag" -- "$PMSTORE" get "$POOL" a --bogus
 expect 0 "help" -- "$PMSTORE" help bench
+grep -q -- "--transactions --compare=lmdb" "$DIR/out" || { echo "FAIL: help bench lacks the updaterandom example"; failures=$((failures + 1)); }
 
 # A device that fails writes (the preloaded shim makes msync or fdatasync
 # fail with EIO): exit 2, one line naming the pool and the call, never a
