@@ -30,6 +30,7 @@ struct pmstore_t {
   std::atomic<int64_t> live_iterators{0};
   std::atomic<int64_t> live_pins{0};
   std::atomic<int64_t> live_snapshots{0};
+  std::atomic<int64_t> live_transactions{0};
 };
 struct pmstore_options_t {
   pmstore::Options rep;
@@ -43,6 +44,9 @@ struct pmstore_writeoptions_t {
 struct pmstore_iteroptions_t {
   pmstore::IterateOptions rep;
 };
+struct pmstore_transactionoptions_t {
+  pmstore::TransactionOptions rep;
+};
 struct pmstore_writebatch_t {
   pmstore::WriteBatch rep;
 };
@@ -53,6 +57,13 @@ struct pmstore_iterator_t {
 struct pmstore_snapshot_t {
   pmstore_t* db;
   std::unique_ptr<pmstore::Snapshot> rep;
+};
+struct pmstore_transaction_t {
+  pmstore_t* db;
+  std::unique_ptr<pmstore::Transaction> rep;
+  // Set by commit and rollback. The C++ Rollback returns nothing, so a
+  // second end can only be reported from here.
+  bool ended = false;
 };
 struct pmstore_pinnedvalue_t {
   pmstore_t* db;
@@ -111,6 +122,33 @@ const char* KeyedCallProblem(const pmstore_t* db, const char* key, size_t keylen
   if (db == nullptr) return "db is NULL";
   if (!ValidBytes(key, keylen)) return "key is NULL but keylen is not 0";
   return "";
+}
+const char* KeyedCallProblem(const pmstore_transaction_t* txn, const char* key, size_t keylen) {
+  if (txn == nullptr) return "txn is NULL";
+  if (!ValidBytes(key, keylen)) return "key is NULL but keylen is not 0";
+  return "";
+}
+
+// Hands a Get's result to the caller as pmstore_get promises: a malloc()ed
+// copy, or NULL and 0 when the key is absent. `call` names the C call in
+// the out-of-memory message.
+pmstore_code_t CopyOutValue(const char* call, const absl::Status& status, std::string_view value, char** val,
+                            size_t* vallen, char** errmsg) {
+  if (!status.ok()) {
+    if (absl::IsNotFound(status)) {
+      *val = nullptr;
+      *vallen = 0;
+      return Report(absl::NotFoundError("key not found"), errmsg);
+    }
+    return Report(status, errmsg);
+  }
+  char* copy = CopyToMalloc(value);
+  if (copy == nullptr && !value.empty()) {
+    return Report(absl::ResourceExhaustedError(absl::StrCat(call, ": out of memory")), errmsg);
+  }
+  *val = copy;
+  *vallen = value.size();
+  return PMSTORE_OK;
 }
 
 const pmstore::WriteOptions* WriteOptionsOrNull(const pmstore_writeoptions_t* options) {
@@ -196,6 +234,12 @@ void pmstore_iteroptions_set_upper_bound(pmstore_iteroptions_t* options, const c
   options->rep.upper_bound = std::string(Bytes(key, len));
 }
 
+pmstore_transactionoptions_t* pmstore_transactionoptions_create(void) { return new pmstore_transactionoptions_t; }
+void pmstore_transactionoptions_destroy(pmstore_transactionoptions_t* options) { delete options; }
+void pmstore_transactionoptions_set_verify_checksums(pmstore_transactionoptions_t* options, bool value) {
+  options->rep.verify_checksums = value;
+}
+
 // ---- Opening and closing -----------------------------------------------
 
 pmstore_code_t pmstore_open(const pmstore_options_t* options, const char* path, pmstore_t** db, char** errmsg) {
@@ -214,10 +258,11 @@ pmstore_code_t pmstore_close(pmstore_t* db, char** errmsg) {
   const int64_t iterators = db->live_iterators.load();
   const int64_t pins = db->live_pins.load();
   const int64_t snapshots = db->live_snapshots.load();
-  if (iterators != 0 || pins != 0 || snapshots != 0) {
+  const int64_t transactions = db->live_transactions.load();
+  if (iterators != 0 || pins != 0 || snapshots != 0 || transactions != 0) {
     SetMessage(errmsg, absl::StrCat("pmstore_close(", db->path, "): ", iterators, " iterator(s), ", pins,
-                                    " pinned value(s) and ", snapshots,
-                                    " snapshot(s) are still alive; destroy them first (nothing was closed)"));
+                                    " pinned value(s), ", snapshots, " snapshot(s) and ", transactions,
+                                    " transaction(s) are still alive; destroy them first (nothing was closed)"));
     return PMSTORE_BUSY;
   }
   // Close unmaps and unlocks even when it fails, so db goes either way; the
@@ -274,20 +319,7 @@ pmstore_code_t pmstore_get(pmstore_t* db, const pmstore_readoptions_t* options, 
     return BadArgument("pmstore_get", "val or vallen (the outputs) is NULL", errmsg);
   std::string value;
   const absl::Status status = db->store->Get(ReadOptionsOf(options), Bytes(key, keylen), &value);
-  if (!status.ok()) {
-    if (absl::IsNotFound(status)) {
-      *val = nullptr;
-      *vallen = 0;
-      return Report(absl::NotFoundError("key not found"), errmsg);
-    }
-    return Report(status, errmsg);
-  }
-  char* copy = CopyToMalloc(value);
-  if (copy == nullptr && !value.empty())
-    return Report(absl::ResourceExhaustedError("pmstore_get: out of memory"), errmsg);
-  *val = copy;
-  *vallen = value.size();
-  return PMSTORE_OK;
+  return CopyOutValue("pmstore_get", status, value, val, vallen, errmsg);
 }
 
 pmstore_code_t pmstore_multiget(pmstore_t* db, const pmstore_readoptions_t* options, size_t num_keys,
@@ -447,6 +479,97 @@ void pmstore_release_snapshot(pmstore_t*, const pmstore_snapshot_t* snapshot) {
 }
 
 uint64_t pmstore_snapshot_sequence(const pmstore_snapshot_t* snapshot) { return snapshot->rep->sequence(); }
+
+// ---- Transactions --------------------------------------------------------
+
+pmstore_code_t pmstore_transaction_begin(pmstore_t* db, const pmstore_transactionoptions_t* options,
+                                         pmstore_transaction_t** txn, char** errmsg) {
+  if (db == nullptr) return BadArgument("pmstore_transaction_begin", "db is NULL", errmsg);
+  if (txn == nullptr) return BadArgument("pmstore_transaction_begin", "txn (the output) is NULL", errmsg);
+  *txn = new pmstore_transaction_t{
+      db, db->store->BeginTransaction(options == nullptr ? pmstore::TransactionOptions() : options->rep)};
+  ++db->live_transactions;
+  return PMSTORE_OK;
+}
+
+pmstore_code_t pmstore_transaction_get(pmstore_transaction_t* txn, const char* key, size_t keylen, char** val,
+                                       size_t* vallen, char** errmsg) {
+  if (const char* problem = KeyedCallProblem(txn, key, keylen); *problem) {
+    return BadArgument("pmstore_transaction_get", problem, errmsg);
+  }
+  if (val == nullptr || vallen == nullptr) {
+    return BadArgument("pmstore_transaction_get", "val or vallen (the outputs) is NULL", errmsg);
+  }
+  std::string value;
+  const absl::Status status = txn->rep->Get(Bytes(key, keylen), &value);
+  return CopyOutValue("pmstore_transaction_get", status, value, val, vallen, errmsg);
+}
+
+pmstore_code_t pmstore_transaction_put(pmstore_transaction_t* txn, const char* key, size_t keylen, const char* val,
+                                       size_t vallen, char** errmsg) {
+  if (const char* problem = KeyedCallProblem(txn, key, keylen); *problem) {
+    return BadArgument("pmstore_transaction_put", problem, errmsg);
+  }
+  if (!ValidBytes(val, vallen)) {
+    return BadArgument("pmstore_transaction_put", "val is NULL but vallen is not 0", errmsg);
+  }
+  return Report(txn->rep->Put(Bytes(key, keylen), Bytes(val, vallen)), errmsg);
+}
+
+pmstore_code_t pmstore_transaction_delete(pmstore_transaction_t* txn, const char* key, size_t keylen, char** errmsg) {
+  if (const char* problem = KeyedCallProblem(txn, key, keylen); *problem) {
+    return BadArgument("pmstore_transaction_delete", problem, errmsg);
+  }
+  return Report(txn->rep->Delete(Bytes(key, keylen)), errmsg);
+}
+
+pmstore_code_t pmstore_transaction_write(pmstore_transaction_t* txn, const pmstore_writebatch_t* batch,
+                                         char** errmsg) {
+  if (txn == nullptr) return BadArgument("pmstore_transaction_write", "txn is NULL", errmsg);
+  if (batch == nullptr) return BadArgument("pmstore_transaction_write", "batch is NULL", errmsg);
+  return Report(txn->rep->Write(batch->rep), errmsg);
+}
+
+pmstore_iterator_t* pmstore_transaction_create_iterator(pmstore_transaction_t* txn,
+                                                        const pmstore_iteroptions_t* range) {
+  if (txn == nullptr) return nullptr;
+  // Counted against the store, as any iterator: pmstore_close waits for it.
+  auto* iter = new pmstore_iterator_t{
+      txn->db, txn->rep->NewIterator(range == nullptr ? pmstore::IterateOptions() : range->rep)};
+  ++txn->db->live_iterators;
+  return iter;
+}
+
+pmstore_code_t pmstore_transaction_commit(pmstore_transaction_t* txn, const pmstore_writeoptions_t* options,
+                                          char** errmsg) {
+  if (txn == nullptr) return BadArgument("pmstore_transaction_commit", "txn is NULL", errmsg);
+  const pmstore::WriteOptions* write = WriteOptionsOrNull(options);
+  const absl::Status committed = write == nullptr ? txn->rep->Commit() : txn->rep->Commit(*write);
+  txn->ended = true;  // whatever Commit returned
+  return Report(committed, errmsg);
+}
+
+pmstore_code_t pmstore_transaction_rollback(pmstore_transaction_t* txn, char** errmsg) {
+  if (txn == nullptr) return BadArgument("pmstore_transaction_rollback", "txn is NULL", errmsg);
+  if (txn->ended) {
+    return Report(absl::FailedPreconditionError(
+                      "pmstore_transaction_rollback: the transaction has already ended (committed or rolled back)"),
+                  errmsg);
+  }
+  txn->rep->Rollback();
+  txn->ended = true;
+  return PMSTORE_OK;
+}
+
+void pmstore_transaction_destroy(pmstore_transaction_t* txn) {
+  if (txn == nullptr) return;
+  pmstore_t* db = txn->db;
+  delete txn;  // the C++ destructor rolls back a transaction that did not end
+  --db->live_transactions;
+}
+
+uint64_t pmstore_transaction_begin_sequence(const pmstore_transaction_t* txn) { return txn->rep->begin_sequence(); }
+size_t pmstore_transaction_staged_writes(const pmstore_transaction_t* txn) { return txn->rep->staged_writes(); }
 
 // ---- Copy ----------------------------------------------------------------
 

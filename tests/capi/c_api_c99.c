@@ -57,6 +57,42 @@ int c99_round_trip(const char* path, char* out, size_t outlen) {
     pmstore_free(err);
     err = NULL;
   }
+  {
+    /* A transaction from C: it reads its own put, its iterator sees the
+     * put among the store's keys both ways, and the commit publishes it. */
+    pmstore_transactionoptions_t* txn_options = pmstore_transactionoptions_create();
+    pmstore_transactionoptions_set_verify_checksums(txn_options, true);
+    pmstore_transaction_t* txn = NULL;
+    pmstore_code_t code = pmstore_transaction_begin(db, txn_options, &txn, &err);
+    pmstore_transactionoptions_destroy(txn_options);
+    char* mine = NULL;
+    size_t minelen = 0;
+    if (code == PMSTORE_OK) code = pmstore_transaction_put(txn, "c99-txn", 7, "staged", 6, &err);
+    if (code == PMSTORE_OK) code = pmstore_transaction_get(txn, "c99-txn", 7, &mine, &minelen, &err);
+    size_t forward = 0, back = 0;
+    if (code == PMSTORE_OK) {
+      pmstore_iterator_t* staged = pmstore_transaction_create_iterator(txn, NULL);
+      for (pmstore_iter_seek_to_first(staged); pmstore_iter_valid(staged); pmstore_iter_next(staged)) ++forward;
+      for (pmstore_iter_seek_to_last(staged); pmstore_iter_valid(staged); pmstore_iter_prev(staged)) ++back;
+      code = pmstore_iter_get_error(staged, &err);
+      pmstore_iter_destroy(staged);
+    }
+    if (code == PMSTORE_OK) code = pmstore_transaction_commit(txn, NULL, &err);
+    const bool ended = pmstore_transaction_rollback(txn, NULL) == PMSTORE_FAILED_PRECONDITION;
+    pmstore_transaction_destroy(txn);
+    const bool read_own = mine != NULL && minelen == 6 && memcmp(mine, "staged", 6) == 0;
+    pmstore_free(mine);
+    if (code != PMSTORE_OK) {
+      pmstore_free(val);
+      goto done;
+    }
+    if (!read_own || !ended || forward != 3 || back != 3) {
+      snprintf(out, outlen, "transaction: read own put %d, ended %d, %zu key(s) forward, %zu back", read_own,
+               ended, forward, back);
+      pmstore_free(val);
+      goto done;
+    }
+  }
   pmstore_iterator_t* iter = pmstore_create_iterator(db, NULL, NULL);
   size_t keys = 0;
   size_t backward = 0;

@@ -8,8 +8,9 @@ extern "C" {
 #endif
 
 /* Opens (creating) the pool at `path`, puts "c99" -> "from C", reads it
- * back and counts the keys; writes "VALUE, N key(s)" (or the error) into
- * out. 0 on success. */
+ * back, reads through a snapshot, commits "c99-txn" in a transaction and
+ * counts the keys; writes "VALUE, N key(s)" (or the error) into out. 0 on
+ * success. */
 int c99_round_trip(const char* path, char* out, size_t outlen);
 
 #ifdef __cplusplus

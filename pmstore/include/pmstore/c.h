@@ -38,13 +38,17 @@
  *                                store's snapshot
  *   PMSTORE_FAILED_PRECONDITION  unsupported format version; granularity
  *                                weaker than required; the pool is in use by
- *                                another process (the message names its pid)
+ *                                another process (the message names its pid);
+ *                                a call on a transaction that has ended
+ *   PMSTORE_ABORTED              pmstore_transaction_commit when another
+ *                                commit changed a key the transaction read
+ *                                or wrote; it wrote nothing
  *   PMSTORE_DATA_LOSS            truncated file; checksum failure
  *   PMSTORE_RESOURCE_EXHAUSTED   the pool is full and may not grow; the
  *                                failed write changed nothing
  *   PMSTORE_BUSY                 pmstore_close while iterators, pinned
- *                                values or snapshots of the store are alive
- *                                (C API only)
+ *                                values, snapshots or transactions of the
+ *                                store are alive (C API only)
  *   any other                    a system call failed; the message names it
  *                                and strerror (errno mapped as absl does:
  *                                EACCES -> PERMISSION_DENIED, ENOSPC ->
@@ -52,15 +56,18 @@
  *
  * Threads. A pmstore_t may be used by any number of threads at once
  * (readers never block each other; writers take turns). Options, batches,
- * iterators and pinned values are thread-compatible: one thread at a time,
- * or external locking; a snapshot may be read through by any number of
- * threads at once. One process at a time may open a pool.
+ * iterators, transactions and pinned values are thread-compatible: one
+ * thread at a time, or external locking (any number of threads may each
+ * have a transaction of their own); a snapshot may be read through by any
+ * number of threads at once. One process at a time may open a pool.
  *
  * Lifetimes. Every object made by a *_create or returned through an output
  * argument is the caller's, freed by its *_destroy (pmstore_close for the
  * store, pmstore_release_snapshot for snapshots, pmstore_free for strings
- * and values). Iterators, pinned values and snapshots must be destroyed
- * before their store is closed; pmstore_close refuses while any is alive.
+ * and values). Iterators, pinned values, snapshots and transactions must
+ * be destroyed before their store is closed; pmstore_close refuses while
+ * any is alive. An iterator made from a transaction must be destroyed
+ * before the transaction ends (commit or rollback, or its destroy).
  */
 #ifndef PMSTORE_C_H_
 #define PMSTORE_C_H_
@@ -93,8 +100,9 @@ typedef enum pmstore_code_t {
   PMSTORE_UNAVAILABLE = 14,
   PMSTORE_DATA_LOSS = 15,
   PMSTORE_UNAUTHENTICATED = 16,
-  /* Not an absl code: pmstore_close found live iterators or pinned values
-   * and closed nothing (as sqlite3_close's SQLITE_BUSY). */
+  /* Not an absl code: pmstore_close found live iterators, pinned values,
+   * snapshots or transactions and closed nothing (as sqlite3_close's
+   * SQLITE_BUSY). */
   PMSTORE_BUSY = 100
 } pmstore_code_t;
 
@@ -118,9 +126,11 @@ typedef struct pmstore_options_t pmstore_options_t;
 typedef struct pmstore_readoptions_t pmstore_readoptions_t;
 typedef struct pmstore_writeoptions_t pmstore_writeoptions_t;
 typedef struct pmstore_iteroptions_t pmstore_iteroptions_t;
+typedef struct pmstore_transactionoptions_t pmstore_transactionoptions_t;
 typedef struct pmstore_writebatch_t pmstore_writebatch_t;
 typedef struct pmstore_iterator_t pmstore_iterator_t;
 typedef struct pmstore_snapshot_t pmstore_snapshot_t;
+typedef struct pmstore_transaction_t pmstore_transaction_t;
 typedef struct pmstore_pinnedvalue_t pmstore_pinnedvalue_t;
 typedef struct pmstore_stats_t pmstore_stats_t;
 typedef struct pmstore_checkreport_t pmstore_checkreport_t;
@@ -183,6 +193,14 @@ void pmstore_iteroptions_set_lower_bound(pmstore_iteroptions_t* options, const c
 /* Keys must be < this (empty: no bound). */
 void pmstore_iteroptions_set_upper_bound(pmstore_iteroptions_t* options, const char* key, size_t len);
 
+/* Transaction options. Default: no checksum verification. NULL: the
+ * default. */
+pmstore_transactionoptions_t* pmstore_transactionoptions_create(void);
+void pmstore_transactionoptions_destroy(pmstore_transactionoptions_t* options);
+/* Verify the record's checksum on every read the transaction makes from
+ * the store (DATA_LOSS on a mismatch). */
+void pmstore_transactionoptions_set_verify_checksums(pmstore_transactionoptions_t* options, bool value);
+
 /* ---- Opening and closing ----------------------------------------------- */
 
 /* Opens (or creates, per `options`) the pool at `path` and sets *db.
@@ -190,8 +208,8 @@ void pmstore_iteroptions_set_upper_bound(pmstore_iteroptions_t* options, const c
 pmstore_code_t pmstore_open(const pmstore_options_t* options, const char* path, pmstore_t** db, char** errmsg);
 
 /* Makes every write durable, unmaps and unlocks the pool, and frees db.
- * PMSTORE_BUSY: iterators or pinned values made from db are still alive;
- * nothing was closed and db stays usable. Any other code: db has been
+ * PMSTORE_BUSY: iterators, pinned values, snapshots or transactions made
+ * from db are still alive; nothing was closed and db stays usable. Any other code: db has been
  * freed, and the code says whether the last writes reached persistence.
  * NULL db: OK. */
 pmstore_code_t pmstore_close(pmstore_t* db, char** errmsg);
@@ -303,6 +321,92 @@ const pmstore_snapshot_t* pmstore_create_snapshot(pmstore_t* db);
 void pmstore_release_snapshot(pmstore_t* db, const pmstore_snapshot_t* snapshot);
 /* The number of the last commit `snapshot` sees. */
 uint64_t pmstore_snapshot_sequence(const pmstore_snapshot_t* snapshot);
+
+/* ---- Transactions ------------------------------------------------------- */
+
+/* A read-write transaction (pmstore/transaction.h; LMDB's write
+ * transaction, RocksDB's optimistic one). It begins at the state after the
+ * last acknowledged commit and reads it as a snapshot does, with its own
+ * writes laid over it; its writes are staged in memory, seen by nothing
+ * else, until pmstore_transaction_commit applies them as one commit: all,
+ * or nothing when another commit got in the way.
+ *
+ *   pmstore_code_t code;
+ *   do {
+ *     pmstore_transaction_t* txn = NULL;
+ *     char* old = NULL;
+ *     size_t oldlen = 0;
+ *     code = pmstore_transaction_begin(db, NULL, &txn, &err);
+ *     if (code == PMSTORE_OK)
+ *       code = pmstore_transaction_get(txn, "acct/1", 6, &old, &oldlen, &err);
+ *     if (code == PMSTORE_OK || code == PMSTORE_NOT_FOUND)
+ *       code = pmstore_transaction_put(txn, "acct/1", 6, sum, sumlen, &err);
+ *     if (code == PMSTORE_OK) code = pmstore_transaction_commit(txn, NULL, &err);
+ *     pmstore_free(old);
+ *     pmstore_transaction_destroy(txn);
+ *   } while (code == PMSTORE_ABORTED);  // another commit won: try again
+ *
+ * Conflicts are checked once, at commit: PMSTORE_ABORTED, and nothing
+ * written, when a key the transaction read or wrote was changed by another
+ * commit since it began. Read means returned (or found absent) by
+ * pmstore_transaction_get, or landed on by one of its iterators, unless the
+ * transaction had written the key first. A key another commit adds inside
+ * a range an iterator went over, between keys it landed on, is no conflict
+ * (transaction.h says what else is not).
+ *
+ * A transaction ends with pmstore_transaction_commit, whatever it returns,
+ * or with pmstore_transaction_rollback; every later call on it returns
+ * PMSTORE_FAILED_PRECONDITION (begin a new one to retry). Until it ends it
+ * holds a snapshot, with a snapshot's cost: space freed meanwhile waits. */
+
+/* Begins a transaction and sets *txn (free it with
+ * pmstore_transaction_destroy). NULL options: the defaults. Waits for a
+ * write in progress to finish, as pmstore_create_snapshot does. */
+pmstore_code_t pmstore_transaction_begin(pmstore_t* db, const pmstore_transactionoptions_t* options,
+                                         pmstore_transaction_t** txn, char** errmsg);
+/* pmstore_get through the transaction: the value it wrote to `key` when it
+ * wrote one, else the key's value in the state it began from (and then the
+ * key counts as read, found or not). The same outputs as pmstore_get. */
+pmstore_code_t pmstore_transaction_get(pmstore_transaction_t* txn, const char* key, size_t keylen, char** val,
+                                       size_t* vallen, char** errmsg);
+/* Stage a put, a delete, or every operation of `batch` in order (keys and
+ * values are copied) for pmstore_transaction_commit; the transaction's own
+ * reads see them at once. The checks of pmstore_put (INVALID_ARGUMENT for
+ * an oversized key); nothing is written to the store yet. */
+pmstore_code_t pmstore_transaction_put(pmstore_transaction_t* txn, const char* key, size_t keylen, const char* val,
+                                       size_t vallen, char** errmsg);
+pmstore_code_t pmstore_transaction_delete(pmstore_transaction_t* txn, const char* key, size_t keylen, char** errmsg);
+pmstore_code_t pmstore_transaction_write(pmstore_transaction_t* txn, const pmstore_writebatch_t* batch,
+                                         char** errmsg);
+/* An iterator (the pmstore_iter_* calls) over the keys `range` selects
+ * (NULL: all) as the transaction sees them: the state it began from with
+ * the writes staged so far laid over it (writes staged after this call are
+ * not seen by it). Each key it lands on that the transaction did not write
+ * counts as read. Destroy it with pmstore_iter_destroy before the
+ * transaction is destroyed; after the transaction ends it goes on reading
+ * what the transaction saw. Made after the end, it is never valid and
+ * pmstore_iter_get_error returns FAILED_PRECONDITION. NULL when txn is
+ * NULL. */
+pmstore_iterator_t* pmstore_transaction_create_iterator(pmstore_transaction_t* txn, const pmstore_iteroptions_t* range);
+/* Applies the staged writes as one commit, as pmstore_write applies a
+ * batch: all or nothing, durable on return unless `options` say otherwise
+ * (NULL: the store's default). PMSTORE_ABORTED: another commit changed a
+ * key the transaction read or wrote since it began; nothing was written.
+ * Other failures are pmstore_write's. Ends the transaction, whatever it
+ * returns. A transaction without writes commits without waiting for the
+ * writers' turn. */
+pmstore_code_t pmstore_transaction_commit(pmstore_transaction_t* txn, const pmstore_writeoptions_t* options,
+                                          char** errmsg);
+/* Drops the staged writes and ends the transaction. FAILED_PRECONDITION
+ * when it had already ended (by a commit, too). */
+pmstore_code_t pmstore_transaction_rollback(pmstore_transaction_t* txn, char** errmsg);
+/* Rolls back a transaction that has not ended, and frees it. */
+void pmstore_transaction_destroy(pmstore_transaction_t* txn);
+/* The number of the commit the transaction began from (as
+ * pmstore_snapshot_sequence), and the writes it has staged (later writes
+ * to the same key count once). */
+uint64_t pmstore_transaction_begin_sequence(const pmstore_transaction_t* txn);
+size_t pmstore_transaction_staged_writes(const pmstore_transaction_t* txn);
 
 /* ---- Copy ---------------------------------------------------------------- */
 
