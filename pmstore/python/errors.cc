@@ -38,10 +38,16 @@ void RegisterErrors(py::module_& module) {
       {absl::StatusCode::kInvalidArgument, "InvalidArgumentError",
        "Not a pool (bad magic), a key longer than 64 KiB, or a batch too large for one commit."},
       {absl::StatusCode::kFailedPrecondition, "FailedPreconditionError",
-       "Unsupported pool version, granularity weaker than required, or the pool is in use by another process."},
+       "Unsupported pool version, granularity weaker than required, the pool is in use by another process, or a "
+       "call on a Transaction that already committed or rolled back."},
       {absl::StatusCode::kDataLoss, "DataLossError", "Truncated pool or checksum failure."},
       {absl::StatusCode::kResourceExhausted, "ResourceExhaustedError",
        "The pool is full and may not grow (the failed write changed nothing), or the file system is full."},
+      // Not "AbortedError": a conflict is an expected outcome to retry, not
+      // a fault, and the name says what happened to the transaction.
+      {absl::StatusCode::kAborted, "Aborted",
+       "A transaction's commit found that another commit changed a key it read or wrote since it began; "
+       "nothing of it was applied. Run it again in a new transaction (Store.transact() does)."},
   };
   for (const Kind& kind : kinds) g_by_code[static_cast<int>(kind.code)] = NewError(module, kind.name, g_error, kind.doc);
 }
@@ -59,6 +65,10 @@ void Raise(const absl::Status& status) {
   error.attr("code") = pmstore_code_name(static_cast<pmstore_code_t>(code));
   PyErr_SetObject(type, error.ptr());
   throw py::error_already_set();
+}
+
+bool IsAborted(const py::error_already_set& error) {
+  return error.matches(g_by_code[static_cast<int>(absl::StatusCode::kAborted)]);
 }
 
 void RaiseKeyError(py::handle key) {

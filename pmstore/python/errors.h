@@ -20,6 +20,8 @@ void RegisterErrors(py::module_& module);
 inline void ThrowIfError(const absl::Status& status) {
   if (!status.ok()) Raise(status);
 }
+// True when `error` is pmstore.Aborted (a transaction's conflict).
+bool IsAborted(const py::error_already_set& error);
 // KeyError(key): a missing key, as a mapping reports it.
 [[noreturn]] void RaiseKeyError(py::handle key);
 

@@ -1,5 +1,6 @@
 // The `pmstore` Python module: names, signatures and docstrings. The
-// behaviour is in store_object.cc; this file only binds it.
+// behaviour is in store_object.cc, snapshot_object.cc and
+// transaction_object.cc; this file only binds it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -10,6 +11,7 @@
 #include "pmstore/python/errors.h"
 #include "pmstore/python/snapshot_object.h"
 #include "pmstore/python/store_object.h"
+#include "pmstore/python/transaction_object.h"
 #include "pmstore/version.h"
 
 namespace pmstore::python {
@@ -20,20 +22,30 @@ using namespace pybind11::literals;
 // str, bytes or os.PathLike, as the file system spells it.
 std::string FsPath(py::object path) { return py::module_::import("os").attr("fsencode")(path).cast<std::string>(); }
 
-// keys(), values() and items() share their range arguments (and read
-// through `snapshot`, None or a Snapshot).
+// keys(), values() and items() share their range arguments, on the
+// Store, a Snapshot and a Transaction alike.
+struct Range {
+  IterateOptions options;
+  bool empty = false;
+};
+
+Range ParseRange(py::handle prefix, py::handle start, py::handle stop) {
+  Range range;
+  if (!prefix.is_none()) range.options.prefix = std::string(BytesArg(prefix, "prefix").view());
+  if (!start.is_none()) range.options.lower_bound = std::string(BytesArg(start, "start").view());
+  if (!stop.is_none()) {
+    range.options.upper_bound = std::string(BytesArg(stop, "stop").view());
+    range.empty = range.options.upper_bound.empty();  // nothing is below b""
+  }
+  return range;
+}
+
+// Reads through `snapshot`: None or a Snapshot.
 py::object Iterate(py::object self, py::object prefix, py::object start, py::object stop, PyIterator::Yield yield,
                    py::object snapshot, bool reverse = false) {
-  IterateOptions range;
-  bool empty = false;
-  if (!prefix.is_none()) range.prefix = std::string(BytesArg(prefix, "prefix").view());
-  if (!start.is_none()) range.lower_bound = std::string(BytesArg(start, "start").view());
-  if (!stop.is_none()) {
-    range.upper_bound = std::string(BytesArg(stop, "stop").view());
-    empty = range.upper_bound.empty();  // nothing is below b""
-  }
-  return py::cast(
-      std::make_unique<PyIterator>(std::move(self), std::move(range), yield, empty, std::move(snapshot), reverse));
+  Range range = ParseRange(prefix, start, stop);
+  return py::cast(std::make_unique<PyIterator>(std::move(self), std::move(range.options), yield, range.empty,
+                                               std::move(snapshot), reverse));
 }
 
 // `store[key]`, `store[key] = value` and `next(iterator)` straight from
@@ -233,6 +245,49 @@ the file system is full; nothing is left behind on any error.)");
 
 Space freed after it is reused only once it is released (release(), or the
 end of the with block). close() ends it.)");
+  store.def(
+      "transaction",
+      [](py::object self, bool verify_checksums, std::optional<bool> sync) {
+        return std::make_unique<PyTransaction>(std::move(self), TransactionArgs{verify_checksums, sync});
+      },
+      py::kw_only(), "verify_checksums"_a = false, "sync"_a = py::none(),
+      R"(A read-write transaction (a pmstore.Transaction) that begins at the last commit:
+
+    with store.transaction() as t:
+        t[b"b"] = t[b"a"]       # t's reads see t's own writes
+        del t[b"a"]
+    # The end of the block commits both writes as one commit. Or it raises
+    # pmstore.Aborted, and applies nothing, when another commit changed a
+    # or b since t began. An exception in the block rolls back and goes on.
+
+Others see none of t's writes until it commits. One attempt: transact()
+retries for you. verify_checksums: DataLossError on a damaged record that
+t reads. sync: the commit's default (None: the store's). Until it ends it
+holds a snapshot: space freed meanwhile waits for it. close() rolls it back.)");
+  store.def(
+      "transact",
+      [](py::object self, py::object fn, int retries, bool verify_checksums, std::optional<bool> sync) {
+        return Transact(std::move(self), std::move(fn), retries, TransactionArgs{verify_checksums, sync});
+      },
+      "fn"_a, "retries"_a = kTransactRetries, py::kw_only(), "verify_checksums"_a = false, "sync"_a = py::none(),
+      R"(Calls fn(t) in a fresh transaction and commits it, again while a
+conflict aborts it, and returns what fn returned:
+
+    def transfer(t):
+        a, b = int(t[b"acct/a"]), int(t[b"acct/b"])
+        t[b"acct/a"], t[b"acct/b"] = b"%d" % (a - 10), b"%d" % (b + 10)
+        return a - 10
+    left = store.transact(transfer)
+
+At most retries + 1 attempts. The default, 10 retries, is generous for
+chance collisions; conflicts that outlast it are contention on the same
+keys, better raised than spun on. After the last attempt aborts, it raises
+that pmstore.Aborted. Only pmstore.Aborted is retried (from the commit, or
+raised in fn); any other exception from fn is raised after a rollback.
+fn may run more than once: leave effects other than t's writes (a list
+append, a message sent) until transact returns. Should fn end t itself
+(t.commit(), t.rollback()), that stands. verify_checksums and sync: as
+for transaction().)");
   InstallMappingSlots(store);
 }
 
@@ -328,6 +383,82 @@ released or once the store is closed.)");
   });
 }
 
+// ---- Transactions: the Store's mapping reads and writes, through one ---------
+
+void BindTransaction(py::module_& m) {
+  py::class_<PyTransaction> transaction(m, "Transaction", R"(One attempt at a read-write transaction; see Store.transaction()
+and Store.transact().
+
+    with store.transaction() as t:
+        balance = int(t.get(b"acct/1", b"0"))
+        t[b"acct/1"] = b"%d" % (balance + 100)
+    # committed here, or pmstore.Aborted: another commit changed acct/1
+
+Reads (t[key], t.get(key, default), key in t, iter(t), t.keys/values/
+items(prefix, start, stop, reverse=...)) see t's own writes over the state
+t began from. Each key read counts: the commit raises pmstore.Aborted, and
+applies nothing, when another commit changed any key t read or wrote since
+t began (a key added between those an iteration saw does not count).
+Writes (t[key] = value, del t[key], put, delete) are staged in memory and
+seen by nobody else until the commit.
+
+t ends with commit() or rollback(), or at the end of its with block;
+after that every call (and next() on its iterators) raises
+FailedPreconditionError, except rollback(), which does nothing.
+Store.close() rolls it back (ValueError then). One thread at a time.)");
+  transaction.def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyTransaction& self, py::handle type, py::handle, py::handle) { return self.Exit(type); })
+      .def("__getitem__", &PyTransaction::GetItem, "key"_a,
+           "The value (bytes): t's own write, else as of t's start; KeyError when absent.")
+      .def("get", &PyTransaction::Get, "key"_a, "default"_a = py::none(),
+           "The value (bytes), or `default` when absent (absence counts as read too).")
+      .def("__contains__", &PyTransaction::Contains, "key"_a)
+      .def("__setitem__", &PyTransaction::Put, "key"_a, "value"_a, "Stages value under key until the commit.")
+      .def("put", &PyTransaction::Put, "key"_a, "value"_a, "Stages value under key until the commit.")
+      .def("__delitem__", &PyTransaction::DelItem, "key"_a,
+           "Stages the deletion of key; KeyError when t does not see it.")
+      .def("delete", &PyTransaction::Delete, "key"_a,
+           "Stages the deletion of key; fine when it is absent (unlike `del t[key]`), and not a read.")
+      .def("commit", &PyTransaction::Commit, py::kw_only(), "sync"_a = py::none(),
+           R"(Applies t's writes as one commit (all or nothing, across a crash too) and ends t.
+
+pmstore.Aborted, with nothing applied, when another commit changed a key t
+read or wrote since it began: run it again in a new transaction. Otherwise
+the store's write errors. sync: None = the transaction's default.)")
+      .def("rollback", &PyTransaction::Rollback,
+           "Drops t's writes and ends t. Does nothing when t already ended (so it fits a `finally:`).")
+      .def_property_readonly("ended", &PyTransaction::ended, "True once committed, rolled back or closed.")
+      .def_property_readonly("begin_sequence", &PyTransaction::begin_sequence,
+                             "The number of the last commit t sees (a Snapshot's sequence).")
+      .def_property_readonly("staged_writes", &PyTransaction::staged_writes,
+                             "Keys written so far (a key written twice counts once).")
+      .def_property_readonly("store", &PyTransaction::owner);
+  const auto iterate = [](PyIterator::Yield yield) {
+    return [yield](py::object self, py::object prefix, py::object start, py::object stop, bool reverse) {
+      Range range = ParseRange(prefix, start, stop);
+      return PyTransaction::Iterate(std::move(self), std::move(range.options), yield, range.empty, reverse);
+    };
+  };
+  constexpr const char* kTransactionRangeDoc =
+      "As the Store's, but through t: its writes so far over the state it began from (later writes are not\n"
+      "seen by this iterator). Each key it lands on counts as read. Ends when t does.";
+  transaction.def("keys", iterate(PyIterator::Yield::kKeys), "prefix"_a = py::none(), "start"_a = py::none(),
+                  "stop"_a = py::none(), py::kw_only(), "reverse"_a = false,
+                  (std::string("Keys (bytes). ") + kTransactionRangeDoc).c_str());
+  transaction.def("values", iterate(PyIterator::Yield::kValues), "prefix"_a = py::none(), "start"_a = py::none(),
+                  "stop"_a = py::none(), py::kw_only(), "reverse"_a = false,
+                  (std::string("Values (bytes). ") + kTransactionRangeDoc).c_str());
+  transaction.def("items", iterate(PyIterator::Yield::kItems), "prefix"_a = py::none(), "start"_a = py::none(),
+                  "stop"_a = py::none(), py::kw_only(), "reverse"_a = false,
+                  (std::string("(key, value) pairs. ") + kTransactionRangeDoc).c_str());
+  transaction.def("__iter__", [](py::object self) {
+    return PyTransaction::Iterate(std::move(self), IterateOptions(), PyIterator::Yield::kKeys, false, false);
+  });
+  transaction.def("__reversed__", [](py::object self) {
+    return PyTransaction::Iterate(std::move(self), IterateOptions(), PyIterator::Yield::kKeys, false, true);
+  });
+}
+
 }  // namespace
 }  // namespace pmstore::python
 
@@ -337,6 +468,7 @@ PYBIND11_MODULE(pmstore, m) {
   m.doc() = "pmstore: a crash-consistent key/object store on persistent memory.";
   m.attr("__version__") = std::string(pmstore::Version());
   RegisterErrors(m);
+  BindTransaction(m);  // before the Store, whose signatures name it
   BindStore(m);
   BindHandouts(m);
   BindSnapshot(m);

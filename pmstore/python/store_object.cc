@@ -10,6 +10,7 @@
 #include "pmstore/python/bytes_arg.h"
 #include "pmstore/python/errors.h"
 #include "pmstore/python/snapshot_object.h"
+#include "pmstore/python/transaction_object.h"
 
 namespace pmstore::python {
 namespace {
@@ -93,6 +94,8 @@ void PyStore::Close() {
   iterators_.clear();
   for (PySnapshot* snapshot : snapshots_) snapshot->End();  // after the iterators that read through them
   snapshots_.clear();
+  for (PyTransaction* transaction : transactions_) transaction->End();  // rolled back, before the store goes
+  transactions_.clear();
   std::unique_ptr<Store> closing = std::move(store_);
   // Counted as a call without the GIL, so a second close() returns only
   // once the pool is closed. Close unmaps and unlocks also when it fails;
@@ -212,6 +215,18 @@ void PyStore::Write(const WriteBatch& batch, std::optional<bool> sync) {
   RunWrite([&] { return s.Write(options, batch); });
 }
 
+void PyStore::Commit(std::unique_ptr<Transaction> transaction, std::optional<bool> sync) {
+  const WriteOptions options = WriteOptionsFor(sync);
+  store();  // raises when closed or closing
+  // Destroyed here too: it releases the transaction's snapshot, which
+  // waits for the writer's turn as the commit did.
+  RunWrite([&] {
+    const absl::Status committed = transaction->Commit(options);
+    transaction.reset();
+    return committed;
+  });
+}
+
 void PyStore::Sync() {
   Store& s = store();
   ThrowIfError(WithoutGil([&] { return s.Sync(); }));
@@ -285,15 +300,34 @@ PyIterator::PyIterator(py::object owner, IterateOptions range, Yield yield, bool
   store_->AddIterator(this);
 }
 
+PyIterator::PyIterator(py::object owner, py::object transaction, std::unique_ptr<Iterator> iterator, Yield yield,
+                       bool reverse)
+    : owner_(std::move(owner)),
+      snapshot_(py::none()),
+      transaction_(std::move(transaction)),
+      store_(&owner_.cast<PyStore&>()),
+      iterator_(std::move(iterator)),
+      yield_(yield),
+      reverse_(reverse) {
+  transaction_.cast<PyTransaction&>().AddIterator(this);
+  store_->AddIterator(this);
+}
+
 PyIterator::~PyIterator() {
-  iterator_.reset();
+  iterator_.reset();  // before the transaction or snapshot it reads through
   if (!snapshot_.is_none()) snapshot_.cast<PySnapshot&>().RemoveIterator();
+  if (transaction_) transaction_.cast<PyTransaction&>().RemoveIterator(this);
   store_->RemoveIterator(this);
 }
 
 void PyIterator::End() {
   iterator_.reset();
   ended_by_close_ = true;
+}
+
+void PyIterator::EndWithTransaction() {
+  iterator_.reset();
+  ended_with_transaction_ = true;
 }
 
 py::object PyIterator::Next() {
@@ -304,6 +338,10 @@ py::object PyIterator::Next() {
 
 py::object PyIterator::NextOrNull() {
   if (ended_by_close_) RaiseValueError("iteration over a closed pmstore.Store (" + store_->path() + ")");
+  if (ended_with_transaction_) {
+    Raise(absl::FailedPreconditionError(
+        "iteration through a pmstore.Transaction that has committed or rolled back; iterate inside it"));
+  }
   if (iterator_ == nullptr) return py::object();
   if (started_) {
     reverse_ ? iterator_->Prev() : iterator_->Next();

@@ -7,15 +7,17 @@
 // interpreter frees objects in (at exit too). close() on top of that:
 //   - raises BufferError while a zero-copy memoryview is alive (its bytes
 //     are the pool's own), and changes nothing;
-//   - ends every iterator (their next() then raises ValueError) and every
-//     snapshot (snapshot_object.h; reads through it then raise ValueError);
+//   - ends every iterator (their next() then raises ValueError), every
+//     snapshot (snapshot_object.h; reads through it then raise ValueError)
+//     and every transaction (transaction_object.h: rolled back, and its
+//     calls raise ValueError);
 //   - makes every later call raise ValueError.
 // A Store that is never closed closes when the last reference to it goes.
 //
 // Threads and the GIL. Every method runs under the GIL, which guards the
 // bookkeeping here. Reads keep it (a lookup is well under a microsecond);
 // open, close, sync, stats, check, copy_to, and writes at page granularity
-// (an msync each) release it. close() lets such calls in other threads finish
+// (an msync each, a transaction's commit included) release it. close() lets such calls in other threads finish
 // and refuses new ones (ValueError) meanwhile.
 #pragma once
 
@@ -35,6 +37,7 @@ namespace py = pybind11;
 
 class PyIterator;
 class PySnapshot;
+class PyTransaction;
 
 // How a Store is opened: pmstore::Options, spelt for Python.
 struct OpenArgs {
@@ -78,6 +81,9 @@ class PyStore {
   void Delete(py::handle key, std::optional<bool> sync);
   void Write(const WriteBatch& batch, std::optional<bool> sync);
   void Sync();
+  // Commits `transaction` and destroys it (its snapshot with it), without
+  // the GIL where writes let go of it; raises pmstore.Aborted on a conflict.
+  void Commit(std::unique_ptr<Transaction> transaction, std::optional<bool> sync);
 
   py::dict Stats();
   py::dict Check();
@@ -93,6 +99,8 @@ class PyStore {
   void RemoveIterator(PyIterator* iterator) { iterators_.erase(iterator); }
   void AddSnapshot(PySnapshot* snapshot) { snapshots_.insert(snapshot); }
   void RemoveSnapshot(PySnapshot* snapshot) { snapshots_.erase(snapshot); }
+  void AddTransaction(PyTransaction* transaction) { transactions_.insert(transaction); }
+  void RemoveTransaction(PyTransaction* transaction) { transactions_.erase(transaction); }
 
  private:
   // The value of `key` as bytes, or a null object when it is absent.
@@ -113,6 +121,7 @@ class PyStore {
   bool closing_ = false;
   std::set<PyIterator*> iterators_;
   std::set<PySnapshot*> snapshots_;
+  std::set<PyTransaction*> transactions_;
   std::string scratch_;  // Get's copy before it becomes bytes; the GIL guards it
 };
 
@@ -126,6 +135,10 @@ class PyIterator {
   // Through `snapshot` (None: a snapshot of the iterator's own); in
   // descending key order when `reverse`.
   PyIterator(py::object owner, IterateOptions range, Yield yield, bool empty, py::object snapshot, bool reverse);
+  // Through `transaction` (a PyTransaction of `owner`), whose C++
+  // `iterator` it takes (null: an empty range).
+  PyIterator(py::object owner, py::object transaction, std::unique_ptr<Iterator> iterator, Yield yield,
+             bool reverse);
   ~PyIterator();
   PyIterator(const PyIterator&) = delete;
   PyIterator& operator=(const PyIterator&) = delete;
@@ -134,16 +147,21 @@ class PyIterator {
   py::object NextOrNull();  // a null object at the end, for tp_iternext
   // The store is closing: let go of the C++ iterator now.
   void End();
+  // The transaction it reads through committed or rolled back: its view
+  // is gone, so next() raises FailedPreconditionError from now on.
+  void EndWithTransaction();
 
  private:
   py::object owner_;  // the Store: first declared, last released
   py::object snapshot_;  // the PySnapshot read through, or None; released before owner_
+  py::object transaction_;  // the PyTransaction read through, or None; likewise
   PyStore* store_;
   std::unique_ptr<Iterator> iterator_;
   Yield yield_;
   bool reverse_;
   bool started_ = false;
   bool ended_by_close_ = false;
+  bool ended_with_transaction_ = false;
 };
 
 // The exporter a zero-copy memoryview reads from: a pinned value. Python
