@@ -70,13 +70,27 @@ class ABSL_LOCKABLE ReaderGate {
 };
 
 // The writers' turn: a plain pthread mutex, which ThreadSanitizer sees
-// (it does not see into Debian's absl::Mutex, built without it).
+// (it does not see into Debian's absl::Mutex, built without it), tried a
+// while before sleeping on it. A turn at cache-line granularity lasts a
+// microsecond or two, less than a futex sleep and wake-up on a VM: with
+// two threads writing, sleeping at once cost most of the throughput
+// (durable fillseq from 2 threads, 1 M keys: 256 k ops/s sleeping at
+// once, 447-500 k trying first; updaterandom 140 k and 209 k).
 class ABSL_LOCKABLE WriterTurn {
  public:
-  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
+    for (int i = 0; i < kSpins; ++i) {
+      if (mu_.try_lock()) return;
+      std::this_thread::yield();
+    }
+    mu_.lock();
+  }
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
 
  private:
+  // Tries, each after a yield: long enough for a turn at cache-line
+  // granularity, short next to an msync (the waiter then sleeps).
+  static constexpr int kSpins = 100;
   std::mutex mu_;
 };
 
