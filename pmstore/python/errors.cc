@@ -76,4 +76,9 @@ void RaiseKeyError(py::handle key) {
   throw py::error_already_set();
 }
 
+void RaiseValueError(const std::string& message) {
+  PyErr_SetString(PyExc_ValueError, message.c_str());
+  throw py::error_already_set();
+}
+
 }  // namespace pmstore::python

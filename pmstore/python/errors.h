@@ -5,6 +5,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "absl/status/status.h"
 
 namespace pmstore::python {
@@ -24,5 +26,8 @@ inline void ThrowIfError(const absl::Status& status) {
 bool IsAborted(const py::error_already_set& error);
 // KeyError(key): a missing key, as a mapping reports it.
 [[noreturn]] void RaiseKeyError(py::handle key);
+// ValueError(message): a call on an object that is closed, released or
+// spent, or a bad option value.
+[[noreturn]] void RaiseValueError(const std::string& message);
 
 }  // namespace pmstore::python

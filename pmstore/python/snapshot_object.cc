@@ -1,16 +1,9 @@
 #include "pmstore/python/snapshot_object.h"
 
+#include "pmstore/python/errors.h"
 #include "pmstore/python/store_object.h"
 
 namespace pmstore::python {
-namespace {
-
-[[noreturn]] void RaiseValueError(const std::string& message) {
-  PyErr_SetString(PyExc_ValueError, message.c_str());
-  throw py::error_already_set();
-}
-
-}  // namespace
 
 PySnapshot::PySnapshot(py::object owner) : owner_(std::move(owner)), store_(&owner_.cast<PyStore&>()) {
   snapshot_ = store_->store().GetSnapshot();  // raises when closed

@@ -15,11 +15,6 @@
 namespace pmstore::python {
 namespace {
 
-[[noreturn]] void RaiseValueError(const std::string& message) {
-  PyErr_SetString(PyExc_ValueError, message.c_str());
-  throw py::error_already_set();
-}
-
 Granularity ParseGranularity(const std::string& name) {
   for (Granularity g : {Granularity::kByte, Granularity::kCacheLine, Granularity::kPage}) {
     if (GranularityName(g) == name) return g;

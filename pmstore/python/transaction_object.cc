@@ -7,14 +7,6 @@
 #include "pmstore/python/errors.h"
 
 namespace pmstore::python {
-namespace {
-
-[[noreturn]] void RaiseValueError(const std::string& message) {
-  PyErr_SetString(PyExc_ValueError, message.c_str());
-  throw py::error_already_set();
-}
-
-}  // namespace
 
 PyTransaction::PyTransaction(py::object owner, const TransactionArgs& args)
     : owner_(std::move(owner)), store_(&owner_.cast<PyStore&>()), sync_(args.sync) {
