@@ -68,6 +68,7 @@ class StoreImpl final : public Store {
   using Store::Put;
   using Store::Write;
   using Store::CopyTo;
+  using Store::BeginTransaction;
 
   absl::Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;
   absl::Status Delete(const WriteOptions& options, std::string_view key) override;

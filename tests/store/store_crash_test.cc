@@ -55,7 +55,8 @@ void RunShard(int shard) {
   std::printf(
       "crash images recovered and checked: %llu distinct (%llu inside unsynced runs, %.0f%%; %llu identical "
       "skipped) at %llu crash points, %d ops in %.1f s (%.2f ms/image); %llu kill images\n"
-      "  puts %d (overwrites %d, >= 1 MiB %d, of them >= 2 MiB %d), deletes %d, batches %d, unsynced runs %d, "
+      "  puts %d (overwrites %d, >= 1 MiB %d, of them >= 2 MiB %d), deletes %d, batches %d, transactions %d, "
+      "unsynced runs %d, "
       "restarts after crash %d / after kill %d / after close %d, opens from a separator image %d (crash images while a close wrote one %llu), pool %llu -> %llu bytes (seed %llu)\n",
       static_cast<unsigned long long>(r.images), static_cast<unsigned long long>(r.unsynced_images),
       r.images == 0 ? 0.0 : 100.0 * static_cast<double>(r.unsynced_images) / static_cast<double>(r.images),
@@ -63,7 +64,7 @@ void RunShard(int shard) {
       static_cast<unsigned long long>(r.crash_points), r.ops, r.seconds,
       r.images == 0 ? 0.0 : 1000.0 * r.seconds / static_cast<double>(r.images),
       static_cast<unsigned long long>(r.kill_images), r.puts, r.overwrites, r.large_puts, r.tail_puts,
-      r.deletes, r.batches, r.unsynced_runs, r.crash_restarts, r.kill_restarts, r.close_restarts,
+      r.deletes, r.batches, r.transactions, r.unsynced_runs, r.crash_restarts, r.kill_restarts, r.close_restarts,
       r.image_opens, static_cast<unsigned long long>(r.closing_images), static_cast<unsigned long long>(r.initial_file_bytes), static_cast<unsigned long long>(r.final_file_bytes),
       static_cast<unsigned long long>(seed));
   EXPECT_EQ(r.failure, "") << "seed " << seed;
@@ -74,6 +75,7 @@ void RunShard(int shard) {
     EXPECT_GT(r.large_puts, 0);
     EXPECT_GT(r.deletes, 0);
     EXPECT_GT(r.batches, 0);
+    EXPECT_GT(r.transactions, 0);
     EXPECT_GT(r.unsynced_runs, 0);
     // Images inside unsynced runs are checked as closely as the others,
     // and are a fair share of them.

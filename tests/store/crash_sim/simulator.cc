@@ -153,6 +153,7 @@ class Simulator {
   void PutOp(std::string key, size_t size);
   void DeleteOp(std::string key);
   void BatchOp();
+  void TransactionOp();
   void SyncOp();
   void Restart(RestartKind kind);
   std::string NextValue(size_t size) { return testing::ValueFor(rng_(), size); }
@@ -449,6 +450,38 @@ void Simulator::BatchOp() {
   Acknowledged();
 }
 
+// A read-modify-write transaction over two small keys (its reads checked
+// against the model); its commit is staged and persisted as a batch's, and
+// its crash images must recover the same way.
+void Simulator::TransactionOp() {
+  Model next = acked();
+  std::unique_ptr<Transaction> transaction = store_->BeginTransaction();
+  for (int i = 0; i < 2; ++i) {
+    const std::string k = "k" + std::to_string(rng_() % kSmallKeys);
+    std::string value;
+    const absl::Status read = transaction->Get(k, &value);
+    const auto expected = next.find(k);
+    if (read.ok() ? expected == next.end() || expected->second != value
+                  : !absl::IsNotFound(read) || expected != next.end()) {
+      return Fail("transaction read " + k + ": " + (read.ok() ? "a value the model lacks" : read.ToString()));
+    }
+    if (rng_() % 4 == 0) {
+      if (const absl::Status s = transaction->Delete(k); !s.ok()) return Fail("transaction delete: " + s.ToString());
+      next.erase(k);
+    } else {
+      const std::string v = NextValue(rng_() % 200);
+      if (const absl::Status s = transaction->Put(k, v); !s.ok()) return Fail("transaction put: " + s.ToString());
+      next[k] = v;
+    }
+  }
+  const WriteOptions options = NextWrite();
+  InFlight(std::move(next), options.sync);
+  const absl::Status status = transaction->Commit(options);
+  if (!status.ok()) return Fail("transaction commit: " + std::string(status.message()));
+  ++result_.transactions;
+  Acknowledged();
+}
+
 // After Sync returns, everything acknowledged is durable; a crash inside
 // it may still go back to the last durable state (its drains are crash
 // points like any other).
@@ -570,8 +603,10 @@ void Simulator::Step() {
       // The large value is deleted often: it is read for every image while
       // it exists, and this keeps it there about a third of the time.
       DeleteOp(dice < 49 ? kLargeKey : "k" + std::to_string(rng_() % kSmallKeys));
-    } else if (dice < 94) {
+    } else if (dice < 86) {
       BatchOp();
+    } else if (dice < 94) {
+      TransactionOp();
     } else {
       SyncOp();
     }

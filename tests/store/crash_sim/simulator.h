@@ -72,7 +72,8 @@ struct Result {
   uint64_t kill_images = 0;
   int ops = 0;
   // What the workload did.
-  int puts = 0, overwrites = 0, deletes = 0, batches = 0, large_puts = 0, tail_puts = 0, unsynced_runs = 0;
+  int puts = 0, overwrites = 0, deletes = 0, batches = 0, transactions = 0, large_puts = 0, tail_puts = 0,
+      unsynced_runs = 0;
   int crash_restarts = 0, close_restarts = 0, kill_restarts = 0;
   // Opens (recoveries included) that found the leaves through a separator
   // image; of those, recoveries of crash images taken inside a close (once
