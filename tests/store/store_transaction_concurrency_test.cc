@@ -221,7 +221,9 @@ TEST(StoreTransactionConcurrencyTest, BankTransfersKeepTheirTotalAcrossKills) {
       ASSERT_TRUE(store->Get(Account(i), &value).ok());
       unchanged += value == absl::StrCat(kOpening);
     }
-    if (round == 5) EXPECT_LT(unchanged, kAccounts);
+    if (round == 5) {
+      EXPECT_LT(unchanged, kAccounts);
+    }
   }
 }
 
