@@ -115,28 +115,9 @@ def test_threads_share_a_store(pool, small):
         assert store.check()["clean"]
 
 
-def test_close_from_another_thread_never_pulls_the_store_from_under_a_write(pool, small):
+def test_close_from_another_thread_never_pulls_the_store_from_under_a_write(pool, small, close_while_writing):
     store = pmstore.Store(pool, **small)
-    errors = []
 
-    def writer():
-        i = 0
-        while True:
-            try:
-                store[b"w%06d" % i] = b"x" * 100
-            except ValueError:  # closed: the end
-                return
-            except Exception as e:  # anything else is a failure
-                errors.append(e)
-                return
-            i += 1
-
-    thread = threading.Thread(target=writer)
-    thread.start()
-    while not store.closed:
-        if b"w000100" in store:
-            store.close()  # waits for a write that let go of the GIL
-    thread.join()
-    assert errors == []
-    report = pmstore.check(pool)
-    assert report["clean"], report["problems"]
+    def put(i):
+        store[b"w%06d" % i] = b"x" * 100
+    close_while_writing(store, put)

@@ -116,16 +116,5 @@ EXIT_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(EXIT_CASES))
-def test_interpreter_exit_with_a_snapshot_alive_is_clean(pool, run_python, case):
-    child = run_python("""
-import sys, gc
-import pmstore
-store = pmstore.Store(sys.argv[1], initial_size=8 << 20)
-for i in range(100):
-    store[b"k%03d" % i] = b"v%03d" % i
-""" + EXIT_CASES[case], pool)
-    assert child.returncode == 0, child.stderr
-    assert child.stderr == ""
-    with pmstore.Store(pool, create=False) as store:
-        assert [store[b"k%03d" % i] for i in range(100)] == [b"v%03d" % i for i in range(100)]
-        assert store.check()["clean"]
+def test_interpreter_exit_with_a_snapshot_alive_is_clean(exit_cleanly_with, case):
+    exit_cleanly_with(EXIT_CASES[case])
