@@ -15,49 +15,19 @@
 #include <vector>
 
 #include "capi/c_api_c99.h"
+#include "capi/c_api_fixture.h"
 #include "capi/err_msg.h"
 #include "gtest/gtest.h"
 #include "support/temp_dir.h"
 
 namespace {
 
-class CApiTest : public ::testing::Test {
+class CApiTest : public pmstore_c_test::CApiFixture {
  protected:
-  void SetUp() override {
-    options_ = pmstore_options_create();
-    pmstore_options_set_create_if_missing(options_, true);
-    pmstore_options_set_initial_size(options_, 8ull << 20);
-    pmstore_options_set_max_size(options_, 64ull << 20);
-  }
-  void TearDown() override {
-    if (db_ != nullptr) {
-      EXPECT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
-    }
-    pmstore_options_destroy(options_);
-  }
-  void Open() {
-    ErrMsg err;
-    ASSERT_EQ(pmstore_open(options_, path_.c_str(), &db_, err.out()), PMSTORE_OK) << err.str();
-  }
   void Reopen() {
     ASSERT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
     db_ = nullptr;
     Open();
-  }
-  void Put(const std::string& key, const std::string& value) {
-    ErrMsg err;
-    ASSERT_EQ(pmstore_put(db_, nullptr, key.data(), key.size(), value.data(), value.size(), err.out()), PMSTORE_OK)
-        << err.str();
-  }
-  // The value, or "<CODE>" when the get fails.
-  std::string Get(const std::string& key, const pmstore_readoptions_t* options = nullptr) {
-    char* val = nullptr;
-    size_t len = 0;
-    const pmstore_code_t code = pmstore_get(db_, options, key.data(), key.size(), &val, &len, nullptr);
-    if (code != PMSTORE_OK) return std::string("<") + pmstore_code_name(code) + ">";
-    std::string out(val == nullptr ? "" : std::string(val, len));
-    pmstore_free(val);
-    return out;
   }
   std::vector<std::string> Keys(const pmstore_iteroptions_t* range, const char* seek = nullptr) {
     pmstore_iterator_t* iter = pmstore_create_iterator(db_, nullptr, range);
@@ -77,11 +47,6 @@ class CApiTest : public ::testing::Test {
     return keys;
   }
   void WriteFile(const std::string& bytes) { std::ofstream(path_, std::ios::binary) << bytes; }
-
-  TempDir dir_{"/dev/shm"};
-  std::string path_ = dir_.File("pool");
-  pmstore_options_t* options_ = nullptr;
-  pmstore_t* db_ = nullptr;
 };
 
 TEST_F(CApiTest, MissingPoolIsNotFoundAndLeavesTheOutputAlone) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "capi/c_api_fixture.h"
 #include "capi/err_msg.h"
 #include "gtest/gtest.h"
 #include "pmstore/c.h"
@@ -17,34 +18,13 @@
 
 namespace {
 
-// The value, or "<CODE>" when the read failed (as c_api_test.cc spells
-// it); frees val. Call it with the code already in hand: as an argument
-// beside val, the read might run after val was copied.
-std::string Result(pmstore_code_t code, char* val, size_t len) {
-  std::string out = code == PMSTORE_OK ? std::string(val == nullptr ? "" : std::string(val, len))
-                                       : std::string("<") + pmstore_code_name(code) + ">";
-  pmstore_free(val);
-  return out;
-}
+using pmstore_c_test::ValueOrCode;
 
-class CApiTransactionTest : public ::testing::Test {
+class CApiTransactionTest : public pmstore_c_test::CApiFixture {
  protected:
   void SetUp() override {
-    options_ = pmstore_options_create();
-    pmstore_options_set_create_if_missing(options_, true);
-    pmstore_options_set_initial_size(options_, 8ull << 20);
-    pmstore_options_set_max_size(options_, 64ull << 20);
+    CApiFixture::SetUp();
     Open();
-  }
-  void TearDown() override {
-    if (db_ != nullptr) {
-      EXPECT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
-    }
-    pmstore_options_destroy(options_);
-  }
-  void Open() {
-    ErrMsg err;
-    ASSERT_EQ(pmstore_open(options_, path_.c_str(), &db_, err.out()), PMSTORE_OK) << err.str();
   }
   void Close() {
     ASSERT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
@@ -56,22 +36,6 @@ class CApiTransactionTest : public ::testing::Test {
     EXPECT_EQ(pmstore_transaction_begin(db_, options, &txn, err.out()), PMSTORE_OK) << err.str();
     return txn;
   }
-  void Put(const std::string& key, const std::string& value) {
-    ErrMsg err;
-    ASSERT_EQ(pmstore_put(db_, nullptr, key.data(), key.size(), value.data(), value.size(), err.out()), PMSTORE_OK)
-        << err.str();
-  }
-  std::string Get(const std::string& key) {
-    char* val = nullptr;
-    size_t len = 0;
-    const pmstore_code_t code = pmstore_get(db_, nullptr, key.data(), key.size(), &val, &len, nullptr);
-    return Result(code, val, len);
-  }
-
-  TempDir dir_{"/dev/shm"};
-  std::string path_ = dir_.File("pool");
-  pmstore_options_t* options_ = nullptr;
-  pmstore_t* db_ = nullptr;
 };
 
 void TxnPut(pmstore_transaction_t* txn, const std::string& key, const std::string& value) {
@@ -87,7 +51,7 @@ std::string TxnGet(pmstore_transaction_t* txn, const std::string& key) {
   char* val = nullptr;
   size_t len = 0;
   const pmstore_code_t code = pmstore_transaction_get(txn, key.data(), key.size(), &val, &len, nullptr);
-  return Result(code, val, len);
+  return ValueOrCode(code, val, len);
 }
 std::string KeyOf(const pmstore_iterator_t* iter) {
   size_t len = 0;
