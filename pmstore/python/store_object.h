@@ -147,8 +147,9 @@ class PyIterator {
   py::object NextOrNull();  // a null object at the end, for tp_iternext
   // The store is closing: let go of the C++ iterator now.
   void End();
-  // The transaction it reads through committed or rolled back: its view
-  // is gone, so next() raises FailedPreconditionError from now on.
+  // The transaction it reads through committed or rolled back, and its
+  // C++ transaction goes (which its C++ iterator reports reads to): the
+  // iterator ends, and next() raises FailedPreconditionError from now on.
   void EndWithTransaction();
 
  private:

@@ -84,8 +84,8 @@ py::object PyTransaction::Iterate(py::object self, IterateOptions range, PyItera
 
 std::unique_ptr<Transaction> PyTransaction::Finish() {
   ended_ = true;
-  // The C++ iterators must go before the transaction, and they would read
-  // a view that no longer exists.
+  // The C++ iterators must go before the C++ transaction, which the commit
+  // or the rollback destroys: each tells it the keys it lands on.
   for (PyIterator* iterator : iterators_) iterator->EndWithTransaction();
   return std::move(transaction_);
 }
