@@ -312,12 +312,10 @@ CheckReport StoreImpl::CheckNow() {
 }
 
 absl::StatusOr<CheckReport> Store::Check(const std::string& path) {
-  Options options;
-  auto store = StoreImpl::OpenWith(path, options, &internal::MakeMappingPersister);
-  if (store.ok()) {
-    (*store)->WriteNoImageAtClose();  // a check reads; it leaves the pool as it was
-    return (*store)->CheckNow();
-  }
+  // Read-only: a check leaves the pool as it found it, and a pool a crash
+  // left mid-commit is checked as recovery would leave it.
+  auto store = StoreImpl::OpenWith(path, Options{.read_only = true}, &internal::MakeMappingPersister);
+  if (store.ok()) return (*store)->CheckNow();
   if (store.status().code() != absl::StatusCode::kDataLoss) return store.status();
   CheckReport report;
   report.problems.push_back(std::string(store.status().message()));

@@ -33,7 +33,7 @@ absl::Status StoreImpl::DropSeparatorImage() {
 absl::Status StoreImpl::WriteSeparatorImage() {
   internal::ExclusiveGuard lock(&mu_);
   // Opened from the image and nothing written since: it is still current.
-  if (index_.on_image() || !write_image_at_close_) return absl::OkStatus();
+  if (index_.on_image()) return absl::OkStatus();
   LoadSpace();
   PMSTORE_RETURN_IF_ERROR(DropSeparatorImage());  // a stale one
   // Abandon() would walk the chain again; this transaction changed no leaf.

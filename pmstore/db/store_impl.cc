@@ -27,6 +27,8 @@ internal::PoolOptions PoolOptionsOf(const Options& options) {
   pool.initial_size = options.initial_size;
   pool.max_size = options.max_size;
   pool.required_granularity = MappingGranularity(options.required_granularity);
+  pool.read_only = options.read_only;
+  pool.mode = options.mode;
   return pool;
 }
 
@@ -106,8 +108,13 @@ absl::Status StoreImpl::Close() {
   // A poisoned store returns its first failure: what it acknowledged
   // after that failure may not be durable.
   absl::Status status = committer_.poisoned();
-  if (status.ok()) status = MakeDurable(internal::PersistSite::kCloseAppliedFlush, internal::PersistSite::kCloseDrain);
-  if (status.ok()) status = WriteSeparatorImage();
+  // A read-only open has nothing to persist: recovery's replay, if any,
+  // went to its private mapping and is dropped with it.
+  const bool persist = !pool_->read_only;
+  if (persist && status.ok()) {
+    status = MakeDurable(internal::PersistSite::kCloseAppliedFlush, internal::PersistSite::kCloseDrain);
+  }
+  if (persist && status.ok()) status = WriteSeparatorImage();
   {
     internal::ExclusiveGuard lock(&mu_);
     closed_ = true;

@@ -90,8 +90,6 @@ class StoreImpl final : public Store {
   // store_copy.cc
   absl::Status CopyTo(const ReadOptions& options, const std::string& dest_path,
                       const CopyProgress& progress) override;
-  // For Store::Check: its close leaves the pool as it found it (no image).
-  void WriteNoImageAtClose() { write_image_at_close_ = false; }
 
   // An entry an iterator hands out: views into the mapped pool, valid
   // while the snapshot it was read at lives (that snapshot pins its
@@ -270,7 +268,6 @@ class StoreImpl final : public Store {
   uint64_t separator_image_ ABSL_GUARDED_BY(mu_) = 0;
   bool opened_from_image_ = false;  // set by Recover only
   std::atomic<bool> space_loaded_{false};  // alloc_ holds the pool's chunk table and bitmaps
-  bool write_image_at_close_ = true;  // false for Store::Check's store
 
   internal::SnapshotList snapshots_ ABSL_GUARDED_BY(mu_);
 };

@@ -213,6 +213,7 @@ Stats StoreImpl::GetStats() {
   stats.keys = key_count_;
   stats.format_version = pool_->superblock.version;
   stats.opened_from_separator_image = opened_from_image_;
+  stats.read_only = pool_->read_only;
   stats.pool_bytes = pool_->length();
   stats.max_pool_bytes = pool_->superblock.heap_offset + pool_->superblock.max_chunks * internal::kChunkSize;
   const internal::SpaceUsage usage = alloc_.Usage();

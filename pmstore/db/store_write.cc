@@ -298,6 +298,10 @@ absl::Status StoreImpl::Sync() {
 
 absl::Status StoreImpl::Writable() const {
   if (ABSL_TS_UNCHECKED_READ(closed_)) return ClosedError();  // changes only under write_mu_
+  if (pool_->read_only) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path_, ": the store is open read-only (Options::read_only); open it writable to write"));
+  }
   const absl::Status& poisoned = committer_.poisoned();
   if (poisoned.ok()) return absl::OkStatus();
   return absl::Status(poisoned.code(),

@@ -68,8 +68,9 @@ bool InMemoryFileSystem(int fd) {
   return fs.f_type == TMPFS_MAGIC || fs.f_type == HUGETLBFS_MAGIC || fs.f_type == RAMFS_MAGIC;
 }
 
-absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, uint64_t size, env::Env* env) {
-  int flags = O_RDWR | O_CLOEXEC;
+absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, uint64_t size, env::Env* env,
+                                        mode_t permissions) {
+  int flags = (mode == OpenMode::kOpenReadOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC;
   if (mode == OpenMode::kCreateOrOpen) flags |= O_CREAT;
   if (mode == OpenMode::kCreateExclusive) flags |= O_CREAT | O_EXCL;
 
@@ -79,11 +80,12 @@ absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, 
   const int missing = env->Stat(path, &before);
   if (missing != 0 && missing != ENOENT) return ErrnoStatus(missing, "stat", path);
   const bool existed = missing == 0;
-  if (mode != OpenMode::kOpenExisting && !existed && size == 0) {
+  const bool creates = mode == OpenMode::kCreateOrOpen || mode == OpenMode::kCreateExclusive;
+  if (creates && !existed && size == 0) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create ", path, " with size 0"));
   }
   int raw_fd = -1;
-  const int err = env::RetryInterrupted([&] { return env->Open(path, flags, 0644, &raw_fd); });
+  const int err = env::RetryInterrupted([&] { return env->Open(path, flags, permissions, &raw_fd); });
   if (err == EISDIR) return absl::InvalidArgumentError(absl::StrCat(path, " is a directory, not a file"));
   if (err != 0) return ErrnoStatus(err, "open", path);
   OpenFd fd(env, raw_fd);

@@ -9,6 +9,8 @@
 // Thread-compatible: one thread at a time, or external locking.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 
@@ -19,21 +21,24 @@ namespace pmstore::mapping {
 
 enum class OpenMode {
   kOpenExisting,    // fail with NotFound when the file is missing
+  kOpenReadOnly,    // the same, opened O_RDONLY: map it privately (MapOptions::private_copy)
   kCreateOrOpen,    // create when missing (sized as asked), else open as is
   kCreateExclusive  // fail with AlreadyExists when the file is there
 };
 
 class PoolFile {
  public:
-  // Opens `path` read-write. When the file is created, its size is
-  // `size` rounded up to 2 MiB and all of it is allocated; an existing
-  // file keeps its size (`size` is then ignored). Errors: NotFound,
+  // Opens `path` read-write (kOpenReadOnly: read-only). When the file is
+  // created, its size is `size` rounded up to 2 MiB and all of it is
+  // allocated, and its permissions are `permissions` less the umask, as
+  // open(2) gives them; an existing file keeps its size (`size` is then
+  // ignored) and its permissions. Errors: NotFound,
   // AlreadyExists, PermissionDenied, ResourceExhausted (no space: the
   // partially created file is removed), InvalidArgument (a directory, or
   // creating with size 0). Messages name the call and the path. Every
   // system call goes through `env` (the mapping of the file too).
   static absl::StatusOr<PoolFile> Open(const std::string& path, OpenMode mode, uint64_t size,
-                                       env::Env* env = env::Env::Default());
+                                       env::Env* env = env::Env::Default(), mode_t permissions = 0644);
 
   // Opens the device DAX character device at `path` read-write, to map its
   // first `size` bytes. The device's size and align are sysfs facts the

@@ -9,6 +9,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/base/units.h"
@@ -54,6 +55,15 @@ absl::StatusOr<uint64_t> NewPoolBytes(const PoolOptions& options, const std::str
   return bytes;
 }
 
+// Why opening an existing pool file failed; a writable open that the
+// file's permissions refuse says how to read it instead.
+absl::Status OpenFailure(const absl::Status& status, const std::string& path, bool read_only) {
+  if (read_only || status.code() != absl::StatusCode::kPermissionDenied) return WithPath(status, path);
+  return absl::PermissionDeniedError(absl::StrCat(
+      path, ": no permission to write the pool file (", status.message(),
+      "); a user who may only read it opens it read-only (Options::read_only, read_only=True in Python)"));
+}
+
 }  // namespace
 
 uint64_t Pool::file_chunks() const {
@@ -76,12 +86,21 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
   const bool exists = missing == 0;
   if (exists && S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a pool"));
   if (exists && options.error_if_exists) return absl::AlreadyExistsError(absl::StrCat(path, ": pool already exists"));
+  if (!exists && options.read_only) {
+    return absl::NotFoundError(absl::StrCat(path, ": no such pool file (a read-only open never creates one)"));
+  }
   if (!exists && !options.create_if_missing) {
     return absl::NotFoundError(absl::StrCat(path, ": no such pool file (create it first)"));
+  }
+  if (options.mode > 0777) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: mode 0%o is not permission bits (0 to 0777, e.g. 0640)", path, options.mode));
   }
 
   auto pool = std::make_unique<Pool>();
   pool->path = path;
+  pool->read_only = options.read_only;
+  const LockKind lock_kind = options.read_only ? LockKind::kShared : LockKind::kExclusive;
   // Set while a new pool exists only under its temporary name: any return
   // before it is published removes it.
   std::string unpublished;
@@ -96,17 +115,19 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
                                      sb.heap_offset + sb.max_chunks * kChunkSize);
     // Made under a temporary name and published once formatted, so a crash
     // during create leaves no half-made pool at `path`.
-    auto file = mapping::PoolFile::Open(CreatingPath(path), mapping::OpenMode::kCreateExclusive, size, env);
+    auto file =
+        mapping::PoolFile::Open(CreatingPath(path), mapping::OpenMode::kCreateExclusive, size, env, options.mode);
     if (!file.ok()) return WithPath(file.status(), path);
     unpublished = file->path();
     pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
     pool->created = true;
-    PMSTORE_RETURN_IF_ERROR(LockPool(env, pool->file->fd(), path));
+    PMSTORE_RETURN_IF_ERROR(LockPool(env, pool->file->fd(), path, lock_kind));
   } else {
-    auto file = mapping::PoolFile::Open(path, mapping::OpenMode::kOpenExisting, 0, env);
-    if (!file.ok()) return WithPath(file.status(), path);
+    const auto open_mode = options.read_only ? mapping::OpenMode::kOpenReadOnly : mapping::OpenMode::kOpenExisting;
+    auto file = mapping::PoolFile::Open(path, open_mode, 0, env);
+    if (!file.ok()) return OpenFailure(file.status(), path, options.read_only);
     pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
-    PMSTORE_RETURN_IF_ERROR(LockPool(env, pool->file->fd(), path));
+    PMSTORE_RETURN_IF_ERROR(LockPool(env, pool->file->fd(), path, lock_kind));
     PMSTORE_ASSIGN_OR_RETURN(sb, ReadSuperblock(*pool->file, path));
   }
 
@@ -118,7 +139,10 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
   // 4 KiB pages it takes 0.5 ms (doc/STORE.md, "Writes on a disk").
   const bool huge_pages = pool->file->dax() || mapping::InMemoryFileSystem(pool->file->fd());
   map_options.intent = huge_pages ? mapping::PageIntent::kPmd : mapping::PageIntent::kPte;
-  map_options.engine = mapping::Engine::kPmem2;
+  // A read-only open maps privately, where libpmem2 cannot (it maps to
+  // persist), and persists nothing.
+  map_options.engine = options.read_only ? mapping::Engine::kMmap : mapping::Engine::kPmem2;
+  map_options.private_copy = options.read_only;
   // Growth adds whole chunks: a tail past the last whole one (a truncated
   // file, or a grow a crash cut short) is left unmapped. Whether the file
   // still holds every chunk the pool uses is the root's to say (ReadRoot).
@@ -128,7 +152,7 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
   if (!mapped.ok()) return WithPath(mapped.status(), path);
   pool->mapping = std::move(*mapped);
   const mapping::Granularity have = pool->mapping->granularity();
-  if (!AtLeast(have, options.required_granularity)) {
+  if (!options.read_only && !AtLeast(have, options.required_granularity)) {
     return absl::FailedPreconditionError(
         absl::StrCat(path, ": the mapping offers ", std::string(mapping::GranularityName(have)), " granularity, ",
                      std::string(mapping::GranularityName(options.required_granularity)), " is required"));

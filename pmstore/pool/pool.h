@@ -29,6 +29,13 @@ struct PoolOptions {
   // Open fails with FailedPrecondition (before a new pool is published)
   // when the mapping offers only a coarser granularity than this.
   mapping::Granularity required_granularity = mapping::Granularity::kPage;
+  // Open the file read-only, under a shared lock, and map it privately:
+  // what is written to the mapping (recovery's replay) stays in this
+  // process. Never creates; required_granularity is not checked (nothing
+  // is persisted).
+  bool read_only = false;
+  // Permission bits of a new pool file (the umask applies).
+  uint32_t mode = 0644;
   // Where every system call about the pool file goes (tests fail them).
   env::Env* env = env::Env::Default();
 };
@@ -39,6 +46,7 @@ struct Pool {
   std::unique_ptr<mapping::Mapping> mapping;
   Superblock superblock;
   bool created = false;
+  bool read_only = false;  // PoolOptions::read_only
 
   char* base() const { return mapping->address(); }
   uint64_t length() const { return mapping->length(); }

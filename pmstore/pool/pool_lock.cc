@@ -26,25 +26,31 @@ struct flock Range(short type, off_t start, off_t length) {
   return lock;
 }
 
-// Who holds the pool, for the refusal's message.
+// Who holds the pool and how, for the refusal's message: "process 1234,
+// which has it open read-only".
 std::string Holder(env::Env* env, int fd) {
+  struct flock how = Range(F_WRLCK, 0, 1);
+  const bool read_only = env->Lock(fd, F_OFD_GETLK, &how) == 0 && how.l_type == F_RDLCK;
+  const std::string mode = read_only ? "read-only" : "for writing";
   struct flock query = Range(F_WRLCK, kHolderPidBase, kMaxPid);
   if (env->Lock(fd, F_OFD_GETLK, &query) != 0 || query.l_type == F_UNLCK) {
-    return "another process (which has not yet recorded its pid)";
+    return absl::StrCat("another process (which has not yet recorded its pid), which has it open ", mode);
   }
   const pid_t pid = static_cast<pid_t>(query.l_start - kHolderPidBase);
-  if (pid == getpid()) return "this process (another open of it)";
-  return absl::StrCat("process ", pid);
+  if (pid == getpid()) return absl::StrCat("this process, which has it open ", mode, " (another open of it)");
+  return absl::StrCat("process ", pid, ", which has it open ", mode);
 }
 
 }  // namespace
 
-absl::Status LockPool(env::Env* env, int fd, const std::string& path) {
-  struct flock lock = Range(F_WRLCK, 0, 1);
+absl::Status LockPool(env::Env* env, int fd, const std::string& path, LockKind kind) {
+  struct flock lock = Range(kind == LockKind::kShared ? F_RDLCK : F_WRLCK, 0, 1);
   const int err = env->Lock(fd, F_OFD_SETLK, &lock);
   if (err == EAGAIN || err == EACCES) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": pool in use by ", Holder(env, fd), " (a pool is open in one place at a time: close it there first)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": pool in use by ", Holder(env, fd),
+                     " (a pool open for writing is open nowhere else; read-only opens share it with each other: "
+                     "close it there first)"));
   }
   if (err != 0) return base::ErrnoStatus(err, "fcntl(F_OFD_SETLK)", path);
   struct flock pid = Range(F_RDLCK, kHolderPidBase + getpid(), 1);

@@ -1,5 +1,5 @@
-// The pool file's lock: one open of a pool at a time, across processes
-// and within one.
+// The pool file's lock: one writable open of a pool at a time, across
+// processes and within one, or any number of read-only opens.
 //
 // An OFD write lock on byte 0 excludes every other open file description
 // of the file, this process's own included, and lasts until the
@@ -18,9 +18,15 @@
 
 namespace pmstore::internal {
 
+// kExclusive: an OFD write lock on byte 0 (a writable open); kShared: a
+// read lock there (a read-only open, whose descriptor cannot take a write
+// lock), which other read-only opens share.
+enum class LockKind { kExclusive, kShared };
+
 // Locks the pool open as `fd`, named `path` in messages. FailedPrecondition
-// naming the holder ("process 1234", or "this process (another open of
-// it)") when another open holds it; the failing call's error otherwise.
-absl::Status LockPool(env::Env* env, int fd, const std::string& path);
+// naming a holder ("process 1234", or "this process (another open of
+// it)") and how it holds the pool when another open's lock conflicts; the
+// failing call's error otherwise.
+absl::Status LockPool(env::Env* env, int fd, const std::string& path, LockKind kind);
 
 }  // namespace pmstore::internal

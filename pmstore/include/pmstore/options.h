@@ -42,6 +42,25 @@ struct Options {
   Granularity required_granularity = Granularity::kPage;
   // Default for WriteOptions::sync when a call passes none.
   bool sync = true;
+  // Open to read only (LMDB's MDB_RDONLY): the file is opened read-only
+  // and never written, so a user who may only read it reads the pool.
+  // Every write (Put, Delete, Write, a transaction's Commit) and Sync
+  // returns PermissionDenied; reads, snapshots, iterators, transactions'
+  // reads, Stats, CheckNow and CopyTo work as in a writable open. A pool
+  // that a crash left mid-commit is recovered in this process's memory
+  // alone (a private copy-on-write mapping), so every acknowledged write
+  // is read, and the file is left for the next writable open to recover.
+  // Any number of read-only opens may hold a pool at once, in one process
+  // or many; a writable open excludes them and they exclude it
+  // (FailedPrecondition naming a holder's pid). Never creates a pool:
+  // create_if_missing is ignored (NotFound). Costs nothing on reads;
+  // recovery's writes, when there are any, copy their pages.
+  bool read_only = false;
+  // Permission bits of a new pool file, less the process's umask, as
+  // mdb_env_open's mode argument (0644 and umask 022 give rw-r--r--).
+  // Only 0 to 0777; others are InvalidArgument. Ignored when the pool
+  // exists: it keeps its own.
+  uint32_t mode = 0644;
 };
 
 struct ReadOptions {

@@ -22,6 +22,10 @@ struct Stats {
   // Share of free bytes scattered in partly used chunks (0: all free space
   // is whole 2 MiB chunks; near 1: only small holes are left).
   double fragmentation = 0;
+  // Options::read_only: the pool is mapped privately (copy-on-write), so
+  // granularity, dax and map_sync describe that mapping, not how a
+  // writable open would persist.
+  bool read_only = false;
   Granularity granularity = Granularity::kPage;
   bool dax = false;
   bool map_sync = false;

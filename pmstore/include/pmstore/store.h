@@ -28,7 +28,8 @@
 // durable; a write that fails in such a group (the pool full, say) is
 // retried alone, so its failure is no other write's. Readers see a write once it is
 // acknowledged, and never a write that failed. One process at a time may
-// open a pool: the file is locked.
+// open a pool for writing: the file is locked; any number may open it
+// read-only (Options::read_only) while no one has it open for writing.
 //
 // Errors, as absl::Status with a one-line message naming the file:
 //   NotFound            Get on a missing key; Open on a missing file
@@ -40,8 +41,11 @@
 //                       read through another store's snapshot
 //   FailedPrecondition  unsupported format version; granularity weaker
 //                       than required; the pool is in use by another
-//                       process (the message names its pid); any call
-//                       after Close
+//                       process, or open read-only there (the message
+//                       names a pid); any call after Close
+//   PermissionDenied    a write or Sync on a read-only open; a writable
+//                       open of a file the user may not write (the
+//                       message says to open it read-only)
 //   DataLoss            truncated file; checksum failure
 //   ResourceExhausted   the pool is full and may not grow further, or the
 //                       file system is full when it grows; the failed
@@ -109,8 +113,11 @@ class Store {
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path, const Options& options);
 
   // Verifies every checksum and structure of the pool at `path` without
-  // changing it (it still takes the lock). A status that is not OK means
-  // the pool could not be examined at all (missing, not a pool, in use).
+  // changing it: opened read-only (Options::read_only), so it needs only
+  // read permission and may run beside other read-only opens, never beside
+  // a writable one. A pool a crash left mid-commit is checked as recovery
+  // leaves it. A status that is not OK means the pool could not be
+  // examined at all (missing, not a pool, in use).
   static absl::StatusOr<CheckReport> Check(const std::string& path);
 
   // Closes the store if Close was not called, as Close does; a failure it
