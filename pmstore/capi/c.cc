@@ -208,6 +208,8 @@ void pmstore_options_set_required_granularity(pmstore_options_t* options, pmstor
   options->rep.required_granularity = static_cast<pmstore::Granularity>(granularity);
 }
 void pmstore_options_set_sync(pmstore_options_t* options, bool value) { options->rep.sync = value; }
+void pmstore_options_set_read_only(pmstore_options_t* options, bool value) { options->rep.read_only = value; }
+void pmstore_options_set_mode(pmstore_options_t* options, uint32_t mode) { options->rep.mode = mode; }
 
 pmstore_readoptions_t* pmstore_readoptions_create(void) { return new pmstore_readoptions_t; }
 void pmstore_readoptions_destroy(pmstore_readoptions_t* options) { delete options; }
@@ -598,6 +600,7 @@ pmstore_granularity_t pmstore_stats_granularity(const pmstore_stats_t* stats) {
 }
 bool pmstore_stats_dax(const pmstore_stats_t* stats) { return stats->rep.dax; }
 bool pmstore_stats_map_sync(const pmstore_stats_t* stats) { return stats->rep.map_sync; }
+bool pmstore_stats_read_only(const pmstore_stats_t* stats) { return stats->rep.read_only; }
 double pmstore_stats_pmd_mapped_share(const pmstore_stats_t* stats) { return stats->rep.pmd_mapped_share; }
 const char* pmstore_stats_pmd_verify_method(const pmstore_stats_t* stats) {
   return stats->rep.pmd_verify_method.c_str();

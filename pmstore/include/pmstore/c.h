@@ -164,6 +164,15 @@ void pmstore_options_set_max_size(pmstore_options_t* options, uint64_t bytes);
 void pmstore_options_set_required_granularity(pmstore_options_t* options, pmstore_granularity_t granularity);
 /* The store's default for writes made with NULL write options. */
 void pmstore_options_set_sync(pmstore_options_t* options, bool value);
+/* Open to read only (LMDB's MDB_RDONLY; Options::read_only in
+ * pmstore/options.h): the file is opened read-only and never written;
+ * every write, commit and pmstore_sync returns PMSTORE_PERMISSION_DENIED.
+ * Read-only opens share a pool with each other, never with a writable
+ * open. Never creates a pool. */
+void pmstore_options_set_read_only(pmstore_options_t* options, bool value);
+/* Permission bits of a new pool file, less the umask (mdb_env_open's
+ * mode); default 0644. Above 0777: pmstore_open fails INVALID_ARGUMENT. */
+void pmstore_options_set_mode(pmstore_options_t* options, uint32_t mode);
 
 /* Per-read options. Default: no checksum verification. NULL: the default. */
 pmstore_readoptions_t* pmstore_readoptions_create(void);
@@ -441,13 +450,17 @@ double pmstore_stats_fragmentation(const pmstore_stats_t* stats);
 pmstore_granularity_t pmstore_stats_granularity(const pmstore_stats_t* stats);
 bool pmstore_stats_dax(const pmstore_stats_t* stats);
 bool pmstore_stats_map_sync(const pmstore_stats_t* stats);
+/* Opened read-only: granularity, dax and map_sync then describe its
+ * private mapping. */
+bool pmstore_stats_read_only(const pmstore_stats_t* stats);
 /* Share of resident pages mapped with 2 MiB entries; -1 when unmeasured. */
 double pmstore_stats_pmd_mapped_share(const pmstore_stats_t* stats);
 /* "pagemap_scan", "smaps", or why none; valid while `stats` lives. */
 const char* pmstore_stats_pmd_verify_method(const pmstore_stats_t* stats);
 
 /* Verifies every checksum and structure of the pool at `path` without
- * changing it (it takes the lock, so the pool must not be open). A code
+ * changing it (a read-only open: the pool must not be open for writing,
+ * and read permission suffices). A code
  * other than OK means it could not be examined at all (missing, not a
  * pool, in use); damage found is in the report. */
 pmstore_code_t pmstore_check_path(const char* path, pmstore_checkreport_t** report, char** errmsg);
