@@ -50,6 +50,13 @@ void RegisterErrors(py::module_& module) {
        "nothing of it was applied. Run it again in a new transaction (Store.transact() does)."},
   };
   for (const Kind& kind : kinds) g_by_code[static_cast<int>(kind.code)] = NewError(module, kind.name, g_error, kind.doc);
+  // Also the built-in PermissionError, which Python code already catches
+  // for files it may not write.
+  const py::tuple permission_bases = py::make_tuple(py::handle(g_error), py::handle(PyExc_PermissionError));
+  g_by_code[static_cast<int>(absl::StatusCode::kPermissionDenied)] =
+      NewError(module, "PermissionDeniedError", permission_bases.ptr(),
+               "A write or sync() on a store opened read_only=True, or a writable open of a pool file the user may "
+               "not write. A PermissionError too.");
 }
 
 void Raise(const absl::Status& status) {

@@ -117,17 +117,19 @@ void BindStore(py::module_& m) {
         for key, value in store.items(prefix=b"user/"): ...
 
 Keys and values are bytes (or bytes-like). One process at a time may open a
-pool (FailedPreconditionError names the holder). A Store may be shared by
-threads. close() raises BufferError while a memoryview from view() is alive.)");
+pool for writing, any number read-only while none writes
+(FailedPreconditionError names a holder). A Store may be shared by threads.
+close() raises BufferError while a memoryview from view() is alive.)");
   store.def(py::init([](py::object path, bool create, bool error_if_exists, uint64_t initial_size, uint64_t max_size,
-                        std::string required_granularity, bool sync) {
+                        std::string required_granularity, bool sync, bool read_only, uint32_t mode) {
               return std::make_unique<PyStore>(FsPath(path),
                                                OpenArgs{create, error_if_exists, initial_size, max_size,
-                                                        std::move(required_granularity), sync});
+                                                        std::move(required_granularity), sync, read_only, mode});
             }),
             "path"_a, "create"_a = OpenArgs().create, py::kw_only(), "error_if_exists"_a = OpenArgs().error_if_exists,
             "initial_size"_a = OpenArgs().initial_size, "max_size"_a = OpenArgs().max_size,
             "required_granularity"_a = OpenArgs().required_granularity, "sync"_a = OpenArgs().sync,
+            "read_only"_a = OpenArgs().read_only, "mode"_a = OpenArgs().mode,
             R"(Opens the pool at `path` (str, bytes or os.PathLike).
 
 create: make the pool when the file is missing (else NotFoundError).
@@ -137,7 +139,12 @@ initial_size, max_size: bytes of a new pool, and the most it may grow to
 required_granularity: "page" (anything), "cache_line" (DAX or a forced
   granularity) or "byte"; FailedPreconditionError when weaker.
 sync: the default for writes: True = durable on return; False = durable
-  after sync() or close (a killed process loses nothing, a power cut may).)");
+  after sync() or close (a killed process loses nothing, a power cut may).
+read_only: open to read only (LMDB's MDB_RDONLY): the file is never
+  written, read permission suffices, every write and sync() raises
+  PermissionDeniedError (a PermissionError); never creates (create is ignored). Read-only opens share
+  a pool with each other, never with a writable open.
+mode: permission bits of a new pool file, less the umask (0o644).)");
   store.def("close", &PyStore::Close,
             "Persists every write, unmaps and unlocks. Ends iterators; BufferError (and nothing closed) while a "
             "memoryview from view() is alive. Raises the persistence failure (the store is closed all the same) "

@@ -37,6 +37,8 @@ PyStore::PyStore(const std::string& path, const OpenArgs& args) : path_(path), d
   options.max_size = args.max_size;
   options.required_granularity = ParseGranularity(args.required_granularity);
   options.sync = args.sync;
+  options.read_only = args.read_only;
+  options.mode = args.mode;
   absl::StatusOr<std::unique_ptr<Store>> opened;
   Granularity granularity = Granularity::kPage;
   {
@@ -242,6 +244,7 @@ py::dict PyStore::Stats() {
   out["granularity"] = std::string(GranularityName(stats.granularity));
   out["dax"] = stats.dax;
   out["map_sync"] = stats.map_sync;
+  out["read_only"] = stats.read_only;
   out["pmd_mapped_share"] = stats.pmd_mapped_share;
   out["pmd_verify_method"] = stats.pmd_verify_method;
   return out;

@@ -47,6 +47,8 @@ struct OpenArgs {
   uint64_t max_size = Options().max_size;
   std::string required_granularity = "page";  // "byte", "cache_line" or "page"
   bool sync = Options().sync;
+  bool read_only = Options().read_only;
+  uint32_t mode = Options().mode;
 };
 
 class PyStore {
