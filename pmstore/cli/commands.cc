@@ -35,14 +35,22 @@ int Finish(Store& store, const absl::Status& status) {
   return closed.ok() ? 0 : Fail(closed);
 }
 
+// For the commands that write (put, del).
 absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& pool) { return Store::Open(pool, Options()); }
 
+// For the commands that only read: read permission suffices, and any
+// number of them may run at once (never beside a writer).
+absl::StatusOr<std::unique_ptr<Store>> OpenToRead(const std::string& pool) {
+  return Store::Open(pool, Options{.read_only = true});
+}
+
 // Options of a pool that `create` or `load` makes.
-Options NewPool(uint64_t size, uint64_t max_size) {
+Options NewPool(uint64_t size, uint64_t max_size, uint32_t mode) {
   Options options;
   options.create_if_missing = true;
   options.initial_size = size;
   options.max_size = max_size != 0 ? max_size : size * 16;
+  options.mode = mode;
   return options;
 }
 
@@ -110,7 +118,7 @@ absl::Status LoadEntries(MdbTextReader* reader, DumpLoader* loader) {
 }  // namespace
 
 int Create(const CreateConfig& config) {
-  Options options = NewPool(config.size, config.max_size);
+  Options options = NewPool(config.size, config.max_size, config.mode);
   options.error_if_exists = true;
   auto store = Store::Open(config.pool, options);
   if (!store.ok()) return Fail(store.status());
@@ -142,7 +150,7 @@ int Put(const PutConfig& config) {
 }
 
 int Get(const std::string& pool, const std::string& key) {
-  auto store = OpenExisting(pool);
+  auto store = OpenToRead(pool);
   if (!store.ok()) return Fail(store.status());
   PinnedValue value;
   const absl::Status status = (*store)->Get(ReadOptions(), key, &value);
@@ -162,7 +170,7 @@ int Del(const std::string& pool, const std::string& key) {
 }
 
 int List(const ListConfig& config) {
-  auto store = OpenExisting(config.pool);
+  auto store = OpenToRead(config.pool);
   if (!store.ok()) return Fail(store.status());
   auto it = (*store)->NewIterator(ReadOptions(), {.prefix = config.prefix});
   uint64_t n = 0;
@@ -175,7 +183,10 @@ int List(const ListConfig& config) {
 }
 
 int PrintStats(const std::string& pool, bool json) {
+  // Writable, as a store opens it, so that granularity and MAP_SYNC are
+  // what writes get; a user who may only read the file gets the rest.
   auto store = OpenExisting(pool);
+  if (absl::IsPermissionDenied(store.status())) store = OpenToRead(pool);
   if (!store.ok()) return Fail(store.status());
   const Stats s = (*store)->GetStats();
   if (json) {
@@ -190,6 +201,7 @@ int PrintStats(const std::string& pool, bool json) {
                           {"granularity", std::string(GranularityName(s.granularity))},
                           {"dax", s.dax},
                           {"map_sync", s.map_sync},
+                          {"read_only", s.read_only},
                           {"pmd_mapped_share", s.pmd_mapped_share},
                           {"pmd_verify_method", s.pmd_verify_method}};
     std::printf("%s\n", out.dump(2).c_str());
@@ -205,6 +217,10 @@ int PrintStats(const std::string& pool, bool json) {
   std::printf("granularity     %s\n", std::string(GranularityName(s.granularity)).c_str());
   std::printf("dax             %s\n", s.dax ? "yes" : "no");
   std::printf("map_sync        %s\n", s.map_sync ? "yes" : "no");
+  if (s.read_only) {
+    std::printf("read-only       yes (no write permission: granularity, dax and map_sync are those of a private "
+                "mapping)\n");
+  }
   if (s.pmd_mapped_share >= 0) {
     std::printf("pmd mapped      %.1f%% of resident pages (%s)\n", s.pmd_mapped_share * 100, s.pmd_verify_method.c_str());
   } else {
@@ -226,7 +242,7 @@ int Check(const std::string& pool) {
 }
 
 int Dump(const DumpConfig& config) {
-  auto store = OpenExisting(config.pool);
+  auto store = OpenToRead(config.pool);
   if (!store.ok()) return Fail(store.status());
   std::FILE* out = config.file.empty() ? stdout : std::fopen(config.file.c_str(), "w");
   if (out == nullptr) return Fail(base::ErrnoStatus(errno, "fopen", config.file));
@@ -253,7 +269,8 @@ int Load(const LoadConfig& config) {
   if (!section.ok()) return Fail(section.status());
   if (!*section) return Fail(absl::InvalidArgumentError(source + ": empty input, not a dump in mdb_dump's format"));
   auto store =
-      Store::Open(config.pool, NewPool(config.size != 0 ? config.size : Options().initial_size, config.max_size));
+      Store::Open(config.pool, NewPool(config.size != 0 ? config.size : Options().initial_size, config.max_size,
+                                       config.mode));
   if (!store.ok()) return Fail(store.status());
 
   DumpLoader loader(store->get(), config.pool);

@@ -22,6 +22,7 @@ struct CreateConfig {
   std::string pool;
   uint64_t size = 0;
   uint64_t max_size = 0;  // 0: 16 times size
+  uint32_t mode = 0644;  // permission bits, less the umask
 };
 int Create(const CreateConfig& config);
 
@@ -61,6 +62,7 @@ struct LoadConfig {
   std::string file;    // "" : stdin
   uint64_t size = 0;   // of a new pool; 0: 64 MiB
   uint64_t max_size = 0;  // 0: 16 times size
+  uint32_t mode = 0644;   // of a new pool: permission bits, less the umask
 };
 int Load(const LoadConfig& config);
 

@@ -42,7 +42,7 @@ class CopyProgressLine {
 }  // namespace
 
 int Copy(const CopyConfig& config) {
-  auto store = Store::Open(config.pool, Options());
+  auto store = Store::Open(config.pool, Options{.read_only = true});
   if (!store.ok()) return Fail(store.status());
   const Stats source = (*store)->GetStats();
   uint64_t keys = 0;

@@ -19,6 +19,9 @@ ABSL_FLAG(std::string, size, "",
           "create, load, bench: size of a new pool, e.g. 64M, 1G (load default 64M; bench default: sized to fit "
           "--num keys of --value-size, at least 1G)");
 ABSL_FLAG(std::string, max_size, "", "create, load: largest size a new pool may grow to (default 16 x --size)");
+ABSL_FLAG(std::string, mode, "0644",
+          "create, load: permission bits of a new pool file in octal, less the umask (mdb_env_open's mode), e.g. "
+          "0640");
 ABSL_FLAG(std::string, file, "",
           "put: read the value from this file; dump: write the dump here; load: read it from here "
           "(default stdout / stdin)");
@@ -62,10 +65,16 @@ using pmstore::base::Subcommand;
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> kSubcommands = {
-      {"create", "create POOL --size=SIZE [--max-size=SIZE]", "Create a pool file.",
+      {"create", "create POOL --size=SIZE [--max-size=SIZE] [--mode=0640]", "Create a pool file.",
        "Creates POOL of --size bytes (rounded up to 2 MiB, space allocated), able to grow\n"
-       "in 2 MiB steps up to --max-size. Fails when POOL exists.\n\nExit status: 0 created, 2 error.",
-       {"size", "max_size"}},
+       "in 2 MiB steps up to --max-size, with permissions --mode less the umask (0644 by\n"
+       "default). Fails when POOL exists.\n\n"
+       "The commands that only read (get, list, check, dump, copy) open a pool\n"
+       "read-only: read permission is enough, and any number of them may run at once,\n"
+       "but not while a process has it open for writing. stats opens it for writing,\n"
+       "to report what writes get, or read-only when the user may not write it.\n\n"
+       "Exit status: 0 created, 2 error.",
+       {"size", "max_size", "mode"}},
       {"put", "put POOL KEY [VALUE] [--file=F]", "Store VALUE (or --file, or stdin) under KEY.",
        "Durable when the command exits 0. When the device or file system fails to make\n"
        "it durable (msync, fdatasync, fallocate), one line names the pool and the call,\n"
@@ -92,20 +101,21 @@ const std::vector<Subcommand>& Subcommands() {
        "value, in key order), so mdb_load and other tools read it: `pmstore dump POOL\n"
        "| mdb_load DB` makes an LMDB database of a pool. Hex by default;\n"
        "--print writes printable ASCII as itself and \\XX for the rest.\n"
-       "The pool must not be open in another process (one at a time may open it).\n\n"
+       "Opens POOL read-only: it must not be open for writing in another process.\n\n"
        "Exit status: 0, 2 error.",
        {"print", "file"}},
-      {"load", "load POOL [--file=F] [--size=SIZE] [--max-size=SIZE]",
+      {"load", "load POOL [--file=F] [--size=SIZE] [--max-size=SIZE] [--mode=0640]",
        "Load a dump in mdb_dump's text format (LMDB's or pmstore's) into POOL.",
        "Reads what `mdb_dump DB` or `pmstore dump` writes, hex or print, from stdin or\n"
        "--file, and puts every entry (replacing a key's old value), committed durably\n"
-       "1024 entries at a time. POOL is created when missing (--size, --max-size).\n"
+       "1024 entries at a time. POOL is created when missing (--size, --max-size,\n"
+       "--mode).\n"
        "Input a pool cannot hold is refused before anything is written: a named\n"
        "sub-database (mdb_dump -s or -a) or a DUPSORT database. On bad input later on,\n"
        "the message says how many entries before it were loaded.\n\n"
        "Example (migrate an LMDB database):\n  mdb_dump /var/lib/app/db | pmstore load /mnt/pmem0/pool\n\n"
        "Exit status: 0 loaded, 2 error.",
-       {"file", "size", "max_size"}},
+       {"file", "size", "max_size", "mode"}},
       {"copy", "copy POOL DEST [--json] [--noprogress]", "Copy POOL into a new pool DEST (mdb_copy's job).",
        "Copies every key and value of POOL into a new pool DEST, as mdb_copy copies an\n"
        "LMDB environment. DEST is built as DEST.copying.PID.N, made durable, then\n"
@@ -114,9 +124,9 @@ const std::vector<Subcommand>& Subcommands() {
        "maximum size, and holds the keys packed in key order. DEST must not exist.\n"
        "DEST is in the current pool format: copying a format version 1 pool converts\n"
        "it (its maximum size is then doubled, for the larger leaves).\n"
-       "POOL must not be open in another process (one at a time may open it): to copy\n"
-       "a pool a process has open, call Store::CopyTo (C: pmstore_copy_to, Python:\n"
-       "store.copy_to) in that process, which goes on writing meanwhile.\n\n"
+       "POOL is opened read-only, so it must not be open for writing in another process:\n"
+       "to copy a pool a process has open, call Store::CopyTo (C: pmstore_copy_to,\n"
+       "Python: store.copy_to) in that process, which goes on writing meanwhile.\n\n"
        "Prints a progress line a second on stderr once a copy runs past a second\n"
        "(--noprogress: none), then a summary on stdout (--json: as JSON).\n\n"
        "Example:\n  pmstore copy /mnt/pmem0/pool /backup/pool-$(date +%F)\n\n"
@@ -198,6 +208,14 @@ bool ParseNewPoolSizes(uint64_t* size, uint64_t* max_size) {
   return ParseSizeFlag(absl::GetFlag(FLAGS_size), 0, size) && ParseSizeFlag(absl::GetFlag(FLAGS_max_size), 0, max_size);
 }
 
+// --mode: octal permission bits, 0 to 0777 ("640" or "0640").
+bool ParseModeFlag(uint32_t* mode) {
+  const std::string text = absl::GetFlag(FLAGS_mode);
+  if (text.empty() || text.size() > 4 || text.find_first_not_of("01234567") != std::string::npos) return false;
+  *mode = static_cast<uint32_t>(std::stoul(text, nullptr, 8));
+  return *mode <= 0777;
+}
+
 int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   namespace cli = pmstore::cli;
   auto need = [&](size_t min, size_t max) { return args.size() >= min && args.size() <= max; };
@@ -211,6 +229,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     cli::CreateConfig config{args[0], 0, 0};
     if (absl::GetFlag(FLAGS_size).empty()) return Usage("create needs --size");
     if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
+    if (!ParseModeFlag(&config.mode)) return Usage("--mode is octal permission bits, 0 to 0777 (e.g. 0640)");
     return cli::Create(config);
   }
   if (command == "put") {
@@ -236,6 +255,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     if (!need(1, 1)) return Usage(usage);
     cli::LoadConfig config{args[0], absl::GetFlag(FLAGS_file), 0, 0};
     if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
+    if (!ParseModeFlag(&config.mode)) return Usage("--mode is octal permission bits, 0 to 0777 (e.g. 0640)");
     return cli::Load(config);
   }
   if (command == "copy") {

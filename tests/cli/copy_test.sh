@@ -70,7 +70,7 @@ printf 'VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n' >&3
 held=""
 for _ in $(seq 100); do
   "$PMSTORE" copy "$DIR/pool" "$DIR/c4" >"$DIR/out" 2>"$DIR/err"
-  if grep -q "pool in use by process $holder (a pool is open in one place at a time: close it there first)" "$DIR/err"; then
+  if grep -q "pool in use by process $holder, which has it open for writing (a pool open for writing is open nowhere else" "$DIR/err"; then
     held=yes
     break
   fi

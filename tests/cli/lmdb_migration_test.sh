@@ -109,7 +109,7 @@ time.sleep(120)" "$DIR/pool" >"$DIR/holder" 2>&1 &
   grep -q ready "$DIR/holder" || fail "the holding process did not start: $(cat "$DIR/holder")"
   "$PMSTORE" dump "$DIR/pool" >/dev/null 2>"$DIR/err"
   [ $? = 2 ] || fail "dump of a pool held by another process"
-  grep -q "pool in use by process [0-9]* (a pool is open in one place at a time: close it there first)" "$DIR/err" ||
+  grep -q "pool in use by process [0-9]*, which has it open for writing (a pool open for writing is open nowhere else" "$DIR/err" ||
     fail "dump of a held pool: $(cat "$DIR/err")"
   kill "$holder" 2>/dev/null
   wait "$holder" 2>/dev/null

@@ -132,6 +132,30 @@ expect 2 "unknown flag" -- "$PMSTORE" get "$POOL" a --bogus
 expect 0 "help" -- "$PMSTORE" help bench
 grep -q -- "--transactions --compare=lmdb" "$DIR/out" || { echo "FAIL: help bench lacks the updaterandom example"; failures=$((failures + 1)); }
 
+# Permissions and read-only opens: --mode, then a user who may only read
+# the pool (nobody, through setpriv) reads it with every reading command
+# and is told why a write fails.
+MPOOL=$DIR/modes
+expect 2 "create --mode beyond the permission bits" -- "$PMSTORE" create "$MPOOL" --size=4M --mode=4755
+stderr_has "bad --mode says what a mode is" "octal permission bits"
+expect 0 "create --mode=0640" -- sh -c "umask 022; \"$PMSTORE\" create \"$MPOOL\" --size=4M --mode=0640"
+[ "$(stat -c %a "$MPOOL")" = 640 ] || { echo "FAIL: --mode=0640 made $(stat -c %a "$MPOOL")"; failures=$((failures + 1)); }
+expect 0 "put into the 0640 pool" -- "$PMSTORE" put "$MPOOL" k v
+chmod 0644 "$MPOOL"
+chmod 0755 "$DIR"
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+expect 0 "get without write permission" -- nobody "$PMSTORE" get "$MPOOL" k
+output_is "get without write permission reads the value" "v"
+expect 0 "list without write permission" -- nobody "$PMSTORE" list "$MPOOL"
+expect 0 "dump without write permission" -- nobody "$PMSTORE" dump "$MPOOL"
+expect 0 "check without write permission" -- nobody "$PMSTORE" check "$MPOOL"
+expect 0 "stats without write permission" -- nobody "$PMSTORE" stats "$MPOOL" --json
+jq -e '.read_only == true and .keys == 1' "$DIR/out" >/dev/null || { echo "FAIL: read-only stats: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 2 "put without write permission" -- nobody "$PMSTORE" put "$MPOOL" k w
+stderr_has "put without write permission says why" "no permission to write the pool file"
+expect 0 "stats with write permission" -- "$PMSTORE" stats "$MPOOL" --json
+jq -e '.read_only == false' "$DIR/out" >/dev/null || { echo "FAIL: stats opened read-only"; failures=$((failures + 1)); }
+
 # A device that fails writes (the preloaded shim makes msync or fdatasync
 # fail with EIO): exit 2, one line naming the pool and the call, never a
 # signal; what was acknowledged before stays, the pool stays clean.
