@@ -32,7 +32,8 @@ inline constexpr int kMaxBenchValueSize = 4 << 20;
 
 inline constexpr std::string_view kBenchmarkNames[] = {
     "fillseq",    "fillrandom",   "overwrite",    "updaterandom",     "readrandom", "readmissing", "multiget",
-    "readseq",    "readreverse",  "seekrandom",   "deleterandom",     "readwhilewriting", "reopen"};
+    "readseq",    "readreverse",  "seekrandom",   "deleterandom",     "readwhilewriting", "reopen",
+    "reopenreadonly"};
 
 // Runs the benchmarks and prints the report; returns the exit status.
 int RunBench(const BenchConfig& config);

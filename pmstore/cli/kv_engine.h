@@ -64,6 +64,7 @@ struct EngineConfig {
   uint64_t size = 0;
   bool sync = true;
   bool fresh = false;  // delete whatever is at path first
+  bool read_only = false;  // pmstore: Options::read_only; LMDB: MDB_RDONLY
 };
 
 absl::StatusOr<std::unique_ptr<KvEngine>> OpenPmstoreEngine(const EngineConfig& config);

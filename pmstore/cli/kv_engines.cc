@@ -126,11 +126,12 @@ class LmdbEngine final : public KvEngine {
     if (rc == 0) rc = mdb_env_set_mapsize(env_, config.size);
     if (rc == 0) rc = mdb_env_set_maxreaders(env_, 256);
     const unsigned flags =
-        MDB_WRITEMAP | MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD | (config.sync ? 0 : (MDB_NOSYNC | MDB_NOMETASYNC));
+        MDB_WRITEMAP | MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD | (config.sync ? 0 : (MDB_NOSYNC | MDB_NOMETASYNC)) |
+        (config.read_only ? MDB_RDONLY : 0);
     if (rc == 0) rc = mdb_env_open(env_, path_.c_str(), flags, 0644);
     if (rc != 0) return LmdbError(rc, "mdb_env_open", path_);
     MDB_txn* txn = nullptr;
-    rc = mdb_txn_begin(env_, nullptr, 0, &txn);
+    rc = mdb_txn_begin(env_, nullptr, config.read_only ? MDB_RDONLY : 0, &txn);
     if (rc == 0) rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
     if (rc == 0) rc = mdb_txn_commit(txn);
     return rc == 0 ? absl::OkStatus() : LmdbError(rc, "mdb_dbi_open", path_);
@@ -293,6 +294,7 @@ absl::StatusOr<std::unique_ptr<KvEngine>> OpenPmstoreEngine(const EngineConfig& 
   options.create_if_missing = true;
   options.initial_size = config.size;
   options.max_size = config.size;
+  options.read_only = config.read_only;
   auto store = Store::Open(config.path, options);
   if (!store.ok()) return store.status();
   return std::unique_ptr<KvEngine>(new PmstoreEngine(std::move(*store), config.sync));

@@ -40,7 +40,7 @@ ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
           "multiget (--batch keys per MultiGet), readseq, readreverse (the same scan backward), seekrandom (a seek and "
           "--seek_nexts more entries), deleterandom, readwhilewriting (--threads readers while one "
           "more thread puts), reopen (close, then time the open, the first read after it (reopen.firstread) and the "
-          "first write (reopen.firstwrite))");
+          "first write (reopen.firstwrite)), reopenreadonly (close, then open read-only for the reads after it)");
 ABSL_FLAG(uint64_t, num, 1000000, "bench: keys (and operations per benchmark)");
 ABSL_FLAG(uint64_t, reads, 0,
           "bench: operations (keys) of readrandom, readmissing, multiget, readseq and readwhilewriting's readers "
@@ -168,11 +168,17 @@ const std::vector<Subcommand>& Subcommands() {
        "only keys k with k % N == t: no two threads touch one key, so no commit should\n"
        "abort; ops/s is all threads' together (LMDB runs its write transactions one at\n"
        "a time).\n\n"
+       "reopenreadonly closes the pool and opens it again read-only (Options::read_only;\n"
+       "LMDB: MDB_RDONLY): the read benchmarks after it read through that open, and a\n"
+       "write benchmark after it fails (PermissionDenied) unless it is a fill, which\n"
+       "starts a new pool. Its row is the open's time; the rows after it are named\n"
+       "NAME.readonly (readrandom.readonly), beside the writable open's NAME.\n\n"
        "Without --size the pool (and LMDB's map) is sized to fit --num keys of\n"
        "--value-size with room for overwrites, at least 1 GiB; the bench refuses to\n"
        "start when the file system lacks the room.\n\n"
        "Examples:\n  PMEM2_FORCE_GRANULARITY=CACHE_LINE pmstore bench /dev/shm/pool --compare=lmdb\n"
        "  pmstore bench /dev/shm/pool --benchmarks=fillseq,readrandom,multiget,readmissing --compare=lmdb\n"
+       "  pmstore bench /dev/shm/pool --benchmarks=fillseq,readrandom,reopenreadonly,readrandom\n"
        "  pmstore bench /dev/shm/pool --benchmarks=fillrandom --value-size=1536K --num=1000\n"
        "  pmstore bench /ext4/pool --benchmarks=fillseq --nosync --num=200000\n"
        "  pmstore bench /ext4/pool --benchmarks=readwhilewriting --num=200000 --reads=20000000 --threads=2\n"

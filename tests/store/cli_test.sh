@@ -68,6 +68,12 @@ expect 0 "bench" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchm
 grep -q '"name": "readrandom"' "$DIR/out" && grep -q '"p999_us"' "$DIR/out" || { echo "FAIL: bench json: $(head -c 300 "$DIR/out")"; failures=$((failures + 1)); }
 jq -e '.benchmarks[] | select(.name == "reopen") | .ops == 1 and .seconds > 0' "$DIR/out" >/dev/null \
   || { echo "FAIL: bench reopen: $(jq -c '.benchmarks[-1]' "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "bench reopenreadonly" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchmarks=fillseq,reopenreadonly,readrandom --compare=lmdb --output-format=json
+jq -e '[.benchmarks[].name] == ["fillseq", "reopenreadonly", "readrandom.readonly"] and .benchmarks[2].found == 2000
+       and .compare.benchmarks[2].found == 2000 and .compare.ratios["readrandom.readonly"] > 0' "$DIR/out" >/dev/null \
+  || { echo "FAIL: bench reopenreadonly: $(jq -c '[.benchmarks[] | {name, found}]' "$DIR/out")"; failures=$((failures + 1)); }
+expect 2 "bench: a write after reopenreadonly" -- "$PMSTORE" bench "$DIR/bench" --size=64M --num=2000 --benchmarks=reopenreadonly,overwrite
+stderr_has "a write after reopenreadonly says why" "open read-only"
 # The first read and the first write after the open are timed apart.
 jq -e '[.benchmarks[] | select(.name == "reopen.firstread" and .ops == 1)] | length == 1' "$DIR/out" >/dev/null \
   && jq -e '[.benchmarks[] | select(.name == "reopen.firstwrite" and .ops == 1)] | length == 1' "$DIR/out" >/dev/null \
