@@ -299,6 +299,10 @@ class Checker {
 
 CheckReport StoreImpl::CheckNow() {
   CheckReport report;
+  if (Forked()) {
+    report.problems.push_back(std::string(ForkedError().message()));
+    return report;
+  }
   EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);
   if (closed_) {

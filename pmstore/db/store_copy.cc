@@ -75,6 +75,7 @@ absl::Status CopyEntries(Iterator& source, Store& dest, const Store::CopyProgres
 
 absl::Status StoreImpl::CopyTo(const ReadOptions& options, const std::string& dest_path,
                                const CopyProgress& progress) {
+  if (Forked()) return ForkedError();
   PMSTORE_RETURN_IF_ERROR(RefuseExisting(env_, dest_path));
   // The iterator first: its snapshot (options.snapshot, or the one it
   // takes) is the state copied, fixed before the destination costs

@@ -101,6 +101,7 @@ absl::Status StoreImpl::Recover() {
 }
 
 absl::Status StoreImpl::Close() {
+  if (Forked()) return ForkedError();
   internal::TurnGuard turn(&write_mu_);
   // closed_ changes only with write_mu_ held, so it may be read here
   // without the gate.
@@ -128,6 +129,8 @@ absl::Status StoreImpl::Close() {
 
 StoreImpl::~StoreImpl() {
   DetachSnapshots();
+  // A forked child frees its copy (unmapping it), persisting nothing.
+  if (Forked()) return;
   bool closed;
   {
     internal::SharedGuard lock(&mu_);
@@ -139,6 +142,13 @@ StoreImpl::~StoreImpl() {
     std::fprintf(stderr, "pmstore: %s (found while destroying a store that was not closed; Store::Close() returns it)\n",
                  std::string(status.message()).c_str());
   }
+}
+
+absl::Status StoreImpl::ForkedError() const {
+  return absl::FailedPreconditionError(
+      absl::StrCat(path_, ": the store was opened before this process was forked from the one that opened it; a "
+                          "store must not be used across fork (open the pool again in this process, after closing "
+                          "it in the other, or open it read-only in both)"));
 }
 
 absl::Status StoreImpl::ClosedError() const {

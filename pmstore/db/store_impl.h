@@ -45,6 +45,7 @@
 #include "pmstore/format/redo_log.h"
 #include "pmstore/db/reader_gate.h"
 #include "pmstore/commit/committer.h"
+#include "pmstore/env/fork_generation.h"
 #include "pmstore/db/snapshot_list.h"
 #include "pmstore/txn/transaction.h"
 #include "pmstore/store.h"
@@ -116,6 +117,8 @@ class StoreImpl final : public Store {
   void ReleaseSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id);
   // At the store's destruction: the live snapshots forget it.
   void DetachSnapshots();
+  // DetachSnapshots in a forked child, without the gate.
+  void ForgetSnapshotsInChild();
 
  protected:
   WriteOptions DefaultWrite() const override { return WriteOptions{default_sync_}; }
@@ -229,9 +232,18 @@ class StoreImpl final : public Store {
   absl::Status Writable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // FailedPrecondition naming the file, for calls after Close.
   absl::Status ClosedError() const;
+  // In a child forked after the open, every call fails (ForkedError) and
+  // changes nothing: the mapping, the file's lock and the locks' states
+  // are the parent's, which goes on using them (LMDB's rule: an
+  // environment must not be used across fork). Checked before any lock is
+  // taken, since a lock a thread of the parent held at the fork stays
+  // held in the child.
+  bool Forked() const { return env::ForkGeneration() != fork_generation_; }
+  absl::Status ForkedError() const;
 
   const std::string path_;
   env::Env* const env_;
+  const uint64_t fork_generation_ = env::ForkGeneration();  // at the open
   std::unique_ptr<internal::Pool> pool_;  // released by Close
   std::unique_ptr<internal::Persister> persister_;
   const bool default_sync_;

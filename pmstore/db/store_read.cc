@@ -32,6 +32,7 @@ absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, i
 }
 
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
+  if (Forked()) return ForkedError();
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
   if (options.snapshot != nullptr) PMSTORE_RETURN_IF_ERROR(CheckSnapshot(options));
@@ -43,6 +44,7 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, st
 
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) {
   pinned->Reset();
+  if (Forked()) return ForkedError();
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
   if (options.snapshot != nullptr) PMSTORE_RETURN_IF_ERROR(CheckSnapshot(options));
@@ -65,6 +67,10 @@ void StoreImpl::MultiGetWith(const ReadOptions& options, size_t count, const std
   // The read lock is taken per chunk, so that a large batch keeps a
   // writer waiting no longer than a few Gets would.
   constexpr size_t kChunk = internal::LeafIndex::kMultiLookupChunk;
+  if (Forked()) {
+    std::fill(statuses, statuses + count, ForkedError());
+    return;
+  }
   if (options.snapshot != nullptr) {
     const absl::Status foreign = CheckSnapshot(options);
     if (!foreign.ok()) {
@@ -117,6 +123,7 @@ void StoreImpl::MultiGet(const ReadOptions& options, size_t count, const std::st
 }
 
 absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
+  if (Forked()) return ForkedError();
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
   const uint64_t record = index_.Lookup(key);
@@ -130,8 +137,9 @@ absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
 absl::Status StoreImpl::ScanBatch(const Snapshot& snapshot, const internal::SnapshotList::Start& start,
                                   const IterateOptions& range, size_t max_entries, std::vector<ScanEntry>* out,
                                   bool* end) {
-  internal::SharedGuard lock(&mu_);
   *end = true;
+  if (Forked()) return ForkedError();
+  internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
   PMSTORE_RETURN_IF_ERROR(CheckSnapshot(ReadOptions{.snapshot = &snapshot}));
   return ScanAt(static_cast<const SnapshotImpl&>(snapshot), start, [&](const internal::RecordView& view) {
@@ -207,6 +215,7 @@ absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, const internal::Sna
 Stats StoreImpl::GetStats() {
   Stats stats;
   stats.path = path_;
+  if (Forked()) return stats;
   EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);  // growth changes the mapped length; Close unmaps
   if (closed_) return stats;

@@ -7,6 +7,9 @@
 namespace pmstore {
 
 std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
+  // A forked child's snapshot belongs to no store: reads through it fail
+  // as the store's own do there (ForkedError), and it releases nothing.
+  if (Forked()) return std::make_unique<SnapshotImpl>(nullptr, 0, 0);
   // The writer's turn: no write is staged or half applied, so the index
   // is exactly the state after the last commit, and every later write
   // sees the new overlay.
@@ -19,11 +22,23 @@ std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
 }
 
 void StoreImpl::DetachSnapshots() {
+  if (Forked()) {
+    // The gate may be held by a thread that stayed in the parent; in the
+    // child no call reaches snapshots_ any more (ReleaseSnapshot returns
+    // at once), so the list is read without it.
+    ForgetSnapshotsInChild();
+    return;
+  }
   internal::SharedGuard lock(&mu_);
   for (const auto& entry : snapshots_.entries()) static_cast<SnapshotImpl*>(entry.owner)->store_ = nullptr;
 }
 
+void StoreImpl::ForgetSnapshotsInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  for (const auto& entry : snapshots_.entries()) static_cast<SnapshotImpl*>(entry.owner)->store_ = nullptr;
+}
+
 void StoreImpl::ReleaseSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id) {
+  if (Forked()) return;  // the parent's to release
   internal::TurnGuard turn(&write_mu_);
   {
     internal::ExclusiveGuard lock(&mu_);

@@ -49,6 +49,7 @@ absl::Status StoreImpl::CheckKey(std::string_view key) const {
 }
 
 absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Ops& write) {
+  if (Forked()) return ForkedError();
   for (size_t i = 0; i < write.count; ++i) PMSTORE_RETURN_IF_ERROR(CheckKey(write.ops[i].key));
   if (options.sync && group_commits_) return WriteInGroup(write);
   internal::TurnGuard turn(&write_mu_);
@@ -291,6 +292,7 @@ absl::Status StoreImpl::MakeDurable(PersistSite applied_site, PersistSite drain_
 }
 
 absl::Status StoreImpl::Sync() {
+  if (Forked()) return ForkedError();
   internal::TurnGuard turn(&write_mu_);
   PMSTORE_RETURN_IF_ERROR(Writable());
   return MakeDurable(PersistSite::kSyncAppliedFlush, PersistSite::kSyncDrain);

@@ -31,6 +31,13 @@
 // open a pool for writing: the file is locked; any number may open it
 // read-only (Options::read_only) while no one has it open for writing.
 //
+// Fork: a store must not be used across fork (LMDB's rule): its mapping
+// and lock are shared with the parent, which goes on using them. In a
+// child forked after the open, every call returns FailedPrecondition
+// (saying so) and changes nothing; GetStats returns only the path;
+// destroying the store there persists nothing and leaves the parent's
+// pool alone. Open the pool again in the child instead.
+//
 // Errors, as absl::Status with a one-line message naming the file:
 //   NotFound            Get on a missing key; Open on a missing file
 //                       without create_if_missing
@@ -42,7 +49,8 @@
 //   FailedPrecondition  unsupported format version; granularity weaker
 //                       than required; the pool is in use by another
 //                       process, or open read-only there (the message
-//                       names a pid); any call after Close
+//                       names a pid); any call after Close; any call in
+//                       a child forked after the open (below)
 //   PermissionDenied    a write or Sync on a read-only open; a writable
 //                       open of a file the user may not write (the
 //                       message says to open it read-only)
