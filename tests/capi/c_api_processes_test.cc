@@ -1,8 +1,14 @@
-// pmstore_options_set_read_only and pmstore_options_set_mode through the C
-// names: a read-only open reads, refuses writes with
-// PMSTORE_PERMISSION_DENIED, shares the pool with other read-only opens,
-// and a new pool gets the permissions asked for.
+// A pool and processes, through the C names: a read-only open
+// (pmstore_options_set_read_only) reads, refuses writes with
+// PMSTORE_PERMISSION_DENIED and shares the pool with other read-only
+// opens; a new pool gets the permissions asked for
+// (pmstore_options_set_mode); a store used in a forked child fails with
+// PMSTORE_FAILED_PRECONDITION there and the parent goes on.
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <string>
 
@@ -11,7 +17,7 @@
 namespace pmstore_c_test {
 namespace {
 
-class CApiReadOnlyTest : public CApiFixture {
+class CApiProcessesTest : public CApiFixture {
  protected:
   // A pool holding k -> v, closed.
   void MakePool() {
@@ -22,7 +28,7 @@ class CApiReadOnlyTest : public CApiFixture {
   }
 };
 
-TEST_F(CApiReadOnlyTest, ReadsAndRefusesWritesWithPermissionDenied) {
+TEST_F(CApiProcessesTest, ReadsAndRefusesWritesWithPermissionDenied) {
   MakePool();
   pmstore_options_set_read_only(options_, true);
   Open();
@@ -48,14 +54,14 @@ TEST_F(CApiReadOnlyTest, ReadsAndRefusesWritesWithPermissionDenied) {
   EXPECT_EQ(writer, nullptr);
 }
 
-TEST_F(CApiReadOnlyTest, NeverCreatesAPool) {
+TEST_F(CApiProcessesTest, NeverCreatesAPool) {
   pmstore_options_set_read_only(options_, true);  // create_if_missing is set too
   EXPECT_EQ(pmstore_open(options_, path_.c_str(), &db_, nullptr), PMSTORE_NOT_FOUND);
   struct stat st;
   EXPECT_NE(stat(path_.c_str(), &st), 0);
 }
 
-TEST_F(CApiReadOnlyTest, ModeSetsANewPoolsPermissions) {
+TEST_F(CApiProcessesTest, ModeSetsANewPoolsPermissions) {
   const mode_t old_umask = umask(022);
   pmstore_options_set_mode(options_, 0640);
   Open();
@@ -68,6 +74,36 @@ TEST_F(CApiReadOnlyTest, ModeSetsANewPoolsPermissions) {
   pmstore_t* other = nullptr;
   const std::string other_path = dir_.File("other");
   EXPECT_EQ(pmstore_open(options_, other_path.c_str(), &other, nullptr), PMSTORE_INVALID_ARGUMENT);
+}
+
+// The child's exit status: 0, or the first call that did not fail as it
+// must.
+int UseInChild(pmstore_t* db) {
+  char* val = nullptr;
+  size_t len = 0;
+  char* err = nullptr;
+  if (pmstore_get(db, nullptr, "k", 1, &val, &len, &err) != PMSTORE_FAILED_PRECONDITION) return 1;
+  const bool says_why = err != nullptr && std::string(err).find("across fork") != std::string::npos;
+  pmstore_free(err);
+  if (!says_why) return 2;
+  if (pmstore_put(db, nullptr, "k", 1, "c", 1, nullptr) != PMSTORE_FAILED_PRECONDITION) return 3;
+  if (pmstore_close(db, nullptr) != PMSTORE_FAILED_PRECONDITION) return 4;
+  return 0;
+}
+
+TEST_F(CApiProcessesTest, AForkedChildGetsFailedPreconditionAndTheParentGoesOn) {
+  Open();
+  Put("k", "v");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) _exit(UseInChild(db_));
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(Get("k"), "v");
+  Put("k", "w");
+  EXPECT_EQ(Get("k"), "w");
 }
 
 }  // namespace

@@ -39,6 +39,8 @@
  *   PMSTORE_FAILED_PRECONDITION  unsupported format version; granularity
  *                                weaker than required; the pool is in use by
  *                                another process (the message names its pid);
+ *                                any call in a child forked after the open
+ *                                (a store must not be used across fork);
  *                                a call on a transaction that has ended
  *   PMSTORE_ABORTED              pmstore_transaction_commit when another
  *                                commit changed a key the transaction read
@@ -219,8 +221,9 @@ pmstore_code_t pmstore_open(const pmstore_options_t* options, const char* path, 
 /* Makes every write durable, unmaps and unlocks the pool, and frees db.
  * PMSTORE_BUSY: iterators, pinned values, snapshots or transactions made
  * from db are still alive; nothing was closed and db stays usable. Any other code: db has been
- * freed, and the code says whether the last writes reached persistence.
- * NULL db: OK. */
+ * freed, and the code says whether the last writes reached persistence
+ * (in a child forked after the open: FAILED_PRECONDITION, and nothing is
+ * persisted there). NULL db: OK. */
 pmstore_code_t pmstore_close(pmstore_t* db, char** errmsg);
 
 /* ---- Writes (durable on return unless the write options say otherwise) - */
