@@ -243,7 +243,7 @@ class StoreImpl final : public Store {
 
   const std::string path_;
   env::Env* const env_;
-  const uint64_t fork_generation_ = env::ForkGeneration();  // at the open
+  const uint64_t fork_generation_ = env::CountForks();  // at the open
   std::unique_ptr<internal::Pool> pool_;  // released by Close
   std::unique_ptr<internal::Persister> persister_;
   const bool default_sync_;
