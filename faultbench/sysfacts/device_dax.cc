@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "faultbench/sysfacts/read_file.h"
+#include "pmstore/mapping/device_dax.h"
 
 namespace faultbench {
 namespace {
@@ -35,20 +36,15 @@ void ReadNamespace(const fs::path& dax_device, DevDaxFacts& facts) {
 }  // namespace
 
 std::optional<DevDaxFacts> ReadDevDaxFacts(dev_t rdev) {
-  const std::string dev_id = absl::StrCat(major(rdev), ":", minor(rdev));
-  std::error_code ec;
-  const fs::path real = fs::canonical("/sys/dev/char/" + dev_id, ec);
-  if (ec) return std::nullopt;
-  const std::string subsystem = fs::canonical(real / "subsystem", ec).filename();
-  if (ec || subsystem != "dax") return std::nullopt;  // /sys/bus/dax or /sys/class/dax
+  const std::optional<pmstore::mapping::DeviceDax> device = pmstore::mapping::ReadDeviceDax(rdev);
+  if (!device.has_value()) return std::nullopt;
+  const fs::path real = device->sysfs_path;
   DevDaxFacts facts;
-  facts.name = real.filename();
-  facts.dev_id = dev_id;
-  facts.sysfs_path = real.string();
-  facts.size = ReadNumber(real / "size").value_or(0);
-  facts.align = ReadNumber(real / "align").value_or(0);
-  // kernels before the device's own align
-  if (facts.align == 0) facts.align = ReadNumber(real.parent_path() / "align").value_or(0);
+  facts.name = device->name;
+  facts.dev_id = absl::StrCat(major(rdev), ":", minor(rdev));
+  facts.sysfs_path = device->sysfs_path;
+  facts.size = device->size;
+  facts.align = device->align;
   facts.numa_node = ReadNode(real / "numa_node");
   facts.target_node = ReadNode(real / "target_node");
   facts.resource = ReadNumber(real / "resource", /*hex=*/true).value_or(0);
