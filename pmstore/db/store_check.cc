@@ -1,6 +1,8 @@
 // Store::Check: every checksum, every structural invariant of
 // doc/FORMAT.md, and the allocator's bitmaps against what the index
 // reaches.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -318,7 +320,9 @@ CheckReport StoreImpl::CheckNow() {
 absl::StatusOr<CheckReport> Store::Check(const std::string& path) {
   // Read-only: a check leaves the pool as it found it, and a pool a crash
   // left mid-commit is checked as recovery would leave it.
-  auto store = StoreImpl::OpenWith(path, Options{.read_only = true}, &internal::MakeMappingPersister);
+  struct stat st;
+  const bool device = stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+  auto store = StoreImpl::OpenWith(path, Options{.read_only = !device}, &internal::MakeMappingPersister);
   if (store.ok()) return (*store)->CheckNow();
   if (store.status().code() != absl::StatusCode::kDataLoss) return store.status();
   CheckReport report;

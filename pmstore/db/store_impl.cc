@@ -40,6 +40,10 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, cons
   return std::unique_ptr<Store>(std::move(*store));
 }
 
+absl::Status Store::Destroy(const std::string& path) {
+  return internal::DestroyPool(path, &internal::MakeMappingPersister, env::Env::Default());
+}
+
 absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string& path, const Options& options,
                                                                internal::PersisterFactory make_persister,
                                                                env::Env* env) {

@@ -236,11 +236,18 @@ Stats StoreImpl::GetStats() {
     case mapping::Granularity::kPage: stats.granularity = Granularity::kPage; break;
   }
   stats.dax = pool_->mapping->dax();
+  stats.device_dax_align = pool_->device_align;
   stats.map_sync = pool_->mapping->map_sync();
-  auto census = mapping::VerifyMapping(pool_->base(), pool_->length());
+  // smaps is blind to DAX; without PAGEMAP_SCAN (Linux < 6.7) a device
+  // DAX pool is known by its one page size instead: the driver maps every
+  // page at its align or not at all.
+  const bool by_page_size = pool_->device_align != 0 && !mapping::PagemapScanAvailable();
+  auto census = by_page_size ? mapping::CensusAtPageSize(pool_->length(), pool_->device_align)
+                             : mapping::VerifyMapping(pool_->base(), pool_->length());
   if (census.ok()) {
-    const uint64_t mapped = census->pmd_bytes + census->pte_bytes;
-    stats.pmd_mapped_share = mapped == 0 ? 0 : static_cast<double>(census->pmd_bytes) / mapped;
+    const uint64_t huge = census->pmd_bytes + census->pud_bytes;
+    const uint64_t mapped = huge + census->pte_bytes;
+    stats.pmd_mapped_share = mapped == 0 ? 0 : static_cast<double>(huge) / mapped;
     stats.pmd_verify_method = std::string(mapping::VerifyMethodName(census->method));
   } else {
     stats.pmd_verify_method = std::string(census.status().message());

@@ -183,6 +183,13 @@ absl::Status PoolFile::PublishAs(const std::string& new_path) {
   return SyncParentDirectory(env_, new_path);
 }
 
+absl::Status PoolFile::Remove() {
+  if (device_) return absl::FailedPreconditionError(absl::StrCat(path_, " is a device: it is not removed"));
+  const int err = env_->Unlink(path_);
+  if (err != 0) return ErrnoStatus(err, "unlink", path_);
+  return SyncParentDirectory(env_, path_);
+}
+
 absl::Status RenameNoReplace(const std::string& from, const std::string& to, env::Env* env) {
   PMSTORE_RETURN_IF_ERROR(RenameOnly(env, from, to));
   return SyncParentDirectory(env, to);

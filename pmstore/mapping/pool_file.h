@@ -72,6 +72,11 @@ class PoolFile {
   // never leaves a half-made file under the real name.
   absl::Status PublishAs(const std::string& new_path);
 
+  // Unlinks the file by its path and makes the removal durable (fsync of
+  // the directory); the descriptor stays open until the PoolFile goes.
+  // FailedPrecondition for a device, which is never removed.
+  absl::Status Remove();
+
   int fd() const { return fd_; }
   uint64_t size() const { return size_; }
   const std::string& path() const { return path_; }

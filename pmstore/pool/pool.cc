@@ -80,21 +80,22 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
                                                PersisterFactory make_persister,
                                                std::unique_ptr<Persister>* persister) {
   env::Env* env = options.env;
+  if (options.mode > 0777) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: mode 0%o is not permission bits (0 to 0777, e.g. 0640)", path, options.mode));
+  }
   struct stat st;
   const int missing = env->Stat(path, &st);
   if (missing != 0 && missing != ENOENT) return base::ErrnoStatus(missing, "stat", path);
   const bool exists = missing == 0;
   if (exists && S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a pool"));
+  if (exists && S_ISCHR(st.st_mode)) return OpenDevicePool(path, st, options, make_persister, persister);
   if (exists && options.error_if_exists) return absl::AlreadyExistsError(absl::StrCat(path, ": pool already exists"));
   if (!exists && options.read_only) {
     return absl::NotFoundError(absl::StrCat(path, ": no such pool file (a read-only open never creates one)"));
   }
   if (!exists && !options.create_if_missing) {
     return absl::NotFoundError(absl::StrCat(path, ": no such pool file (create it first)"));
-  }
-  if (options.mode > 0777) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: mode 0%o is not permission bits (0 to 0777, e.g. 0640)", path, options.mode));
   }
 
   auto pool = std::make_unique<Pool>();
@@ -148,16 +149,7 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
   // still holds every chunk the pool uses is the root's to say (ReadRoot).
   map_options.length = sb.heap_offset + pool->file_chunks() * kChunkSize;
   map_options.reserve = sb.heap_offset + sb.max_chunks * kChunkSize;
-  auto mapped = mapping::Mapping::Create(*pool->file, map_options);
-  if (!mapped.ok()) return WithPath(mapped.status(), path);
-  pool->mapping = std::move(*mapped);
-  const mapping::Granularity have = pool->mapping->granularity();
-  if (!options.read_only && !AtLeast(have, options.required_granularity)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": the mapping offers ", std::string(mapping::GranularityName(have)), " granularity, ",
-                     std::string(mapping::GranularityName(options.required_granularity)), " is required"));
-  }
-  *persister = make_persister(*pool->mapping, *pool->file);
+  PMSTORE_RETURN_IF_ERROR(MapPool(*pool, options, map_options, make_persister, persister));
   if (pool->created) {
     PMSTORE_RETURN_IF_ERROR(WithPath(WriteEmptyPool(pool->base(), sb, pool->file_chunks(), **persister), path));
     PMSTORE_RETURN_IF_ERROR(WithPath(pool->file->PublishAs(path), path));
@@ -165,6 +157,21 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
     unpublished.clear();
   }
   return pool;
+}
+
+absl::Status MapPool(Pool& pool, const PoolOptions& options, const mapping::MapOptions& map_options,
+                     PersisterFactory make_persister, std::unique_ptr<Persister>* persister) {
+  auto mapped = mapping::Mapping::Create(*pool.file, map_options);
+  if (!mapped.ok()) return WithPath(mapped.status(), pool.path);
+  pool.mapping = std::move(*mapped);
+  const mapping::Granularity have = pool.mapping->granularity();
+  if (!options.read_only && !AtLeast(have, options.required_granularity)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(pool.path, ": the mapping offers ", std::string(mapping::GranularityName(have)), " granularity, ",
+                     std::string(mapping::GranularityName(options.required_granularity)), " is required"));
+  }
+  *persister = make_persister(*pool.mapping, *pool.file);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Root> ReadRoot(const Pool& pool) {

@@ -5,6 +5,8 @@
 // Thread-compatible; the store owns one and serialises its use.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,6 +49,9 @@ struct Pool {
   Superblock superblock;
   bool created = false;
   bool read_only = false;  // PoolOptions::read_only
+  // A pool on a device DAX device: the align of every mapping of it (2 MiB
+  // or 1 GiB), which is the page size its mapping gets; 0 for a file.
+  uint64_t device_align = 0;
 
   char* base() const { return mapping->address(); }
   uint64_t length() const { return mapping->length(); }
@@ -64,6 +69,31 @@ struct Pool {
 absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const PoolOptions& options,
                                                PersisterFactory make_persister,
                                                std::unique_ptr<Persister>* persister);
+
+// OpenPool's last step, for a file and a device alike: maps `pool.file`
+// per `map_options` into pool.mapping, checks the granularity against
+// options.required_granularity and makes the persister.
+absl::Status MapPool(Pool& pool, const PoolOptions& options, const mapping::MapOptions& map_options,
+                     PersisterFactory make_persister, std::unique_ptr<Persister>* persister);
+
+// OpenPool for a character device (`st` is its stat): the pool on device
+// DAX. The device is the pool: its size comes from sysfs, it never grows,
+// and "exists" means the device holds a pool (the magic), so
+// create_if_missing formats a device that holds none and error_if_exists
+// refuses one that does. InvalidArgument for a character device that is
+// not device DAX; FailedPrecondition for a read-only open (the driver
+// maps a device shared only, and a read-only open's recovery needs a
+// private mapping).
+absl::StatusOr<std::unique_ptr<Pool>> OpenDevicePool(const std::string& path, const struct stat& st,
+                                                     const PoolOptions& options, PersisterFactory make_persister,
+                                                     std::unique_ptr<Persister>* persister);
+
+// Removes the pool at `path` (Store::Destroy): a file is unlinked, a
+// device DAX device's superblock erased (durably). Refuses what is not a
+// pool (InvalidArgument) and a pool open anywhere (FailedPrecondition, as
+// a second open is refused); NotFound when there is nothing at `path` or
+// the device holds no pool.
+absl::Status DestroyPool(const std::string& path, PersisterFactory make_persister, env::Env* env);
 
 // Reads and checks the root line (after replay).
 absl::StatusOr<Root> ReadRoot(const Pool& pool);

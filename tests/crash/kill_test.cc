@@ -76,7 +76,11 @@ struct Tally {
   uint64_t kills = 0, acknowledged = 0, in_flight_applied = 0;
 };
 
-void KillLoop(const std::string& path, uint64_t cycles, Writes writes) {
+// `slow_open`: an open takes longer than the 50 ms a kill waits at most
+// (a whole device mapped in the VM under emulation), so every other cycle
+// the kill waits for the writer's first acknowledgement, and lands mid-
+// workload; the others still land in the open and its recovery.
+void KillLoop(const std::string& path, uint64_t cycles, Writes writes, bool slow_open = false) {
   const uint64_t seed = EnvOr("PMSTORE_TEST_SEED", std::random_device()());
   std::printf("kill test: seed=%llu cycles=%llu pool=%s writes=%s (replay with PMSTORE_TEST_SEED=%llu)\n",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(cycles), path.c_str(),
@@ -96,6 +100,13 @@ void KillLoop(const std::string& path, uint64_t cycles, Writes writes) {
       RunChild(path, workload, writes, next, fds[1]);
     }
     close(fds[1]);
+    uint64_t acked = 0, last = 0;
+    bool any = false;
+    if (slow_open && cycle % 2 == 1) {
+      any = read(fds[0], &acked, sizeof(acked)) == sizeof(acked);  // blocks until the first ack, or the writer's end
+      ASSERT_TRUE(any && acked == next) << "cycle " << cycle << ": no first acknowledgement";
+      last = acked;
+    }
     // Most kills land mid-workload; some during open and recovery.
     usleep(static_cast<useconds_t>(rng() % 50000));
     kill(child, SIGKILL);
@@ -103,8 +114,6 @@ void KillLoop(const std::string& path, uint64_t cycles, Writes writes) {
     waitpid(child, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer exited by itself with " << WEXITSTATUS(status)
                                      << " (3: open failed, 4: a write failed, 6: Sync failed) at cycle " << cycle;
-    uint64_t acked = 0, last = 0;
-    bool any = false;
     while (read(fds[0], &acked, sizeof(acked)) == sizeof(acked)) {
       ASSERT_EQ(acked, any ? last + 1 : next) << "acknowledgements arrive in order";
       last = acked;
@@ -139,6 +148,9 @@ void KillLoop(const std::string& path, uint64_t cycles, Writes writes) {
               "found applied\n",
               static_cast<unsigned long long>(tally.kills), static_cast<unsigned long long>(tally.acknowledged),
               static_cast<unsigned long long>(tally.in_flight_applied));
+  if (slow_open) {
+    EXPECT_GE(tally.acknowledged, cycles / 2) << "every other cycle waits for an acknowledgement";
+  }
 }
 
 void KillLoopOnTmpfsWithCacheLineFlushes(Writes writes, uint64_t cycles) {
@@ -147,6 +159,24 @@ void KillLoopOnTmpfsWithCacheLineFlushes(Writes writes, uint64_t cycles) {
   setenv("PMEM2_FORCE_GRANULARITY", "CACHE_LINE", 1);
   KillLoop(mount.dir() + "/pool", EnvOr("PMSTORE_KILL_CYCLES", cycles) / 2, writes);
   unsetenv("PMEM2_FORCE_GRANULARITY");
+}
+
+// A pool on device DAX: PMSTORE_TEST_DEVICE names the device (the VM's
+// /dev/daxX.Y, tests/dax/pmstore_on_devdax.sh), whose pool is destroyed
+// first; skipped without one.
+void KillLoopOnDeviceDax(Writes writes) {
+  const char* device = std::getenv("PMSTORE_TEST_DEVICE");
+  if (device == nullptr) GTEST_SKIP() << "PMSTORE_TEST_DEVICE names no device DAX device";
+  const absl::Status destroyed = Store::Destroy(device);
+  ASSERT_TRUE(destroyed.ok() || absl::IsNotFound(destroyed)) << destroyed;
+  const uint64_t cycles = EnvOr("PMSTORE_KILL_CYCLES", 500) / 2;
+  KillLoop(device, cycles, writes, /*slow_open=*/true);
+}
+
+TEST(KilledWriterTest, ReopenKeepsEveryAcknowledgedWriteOnDeviceDax) { KillLoopOnDeviceDax(Writes::kDurable); }
+
+TEST(KilledUnsyncedWriterTest, ReopenKeepsEveryAcknowledgedUnsyncedWriteOnDeviceDax) {
+  KillLoopOnDeviceDax(Writes::kMostlyUnsynced);
 }
 
 TEST(KilledWriterTest, ReopenKeepsEveryAcknowledgedWriteOnExt4) {

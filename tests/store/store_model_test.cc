@@ -274,17 +274,15 @@ void StepTransaction(std::unique_ptr<OpenTransaction>& open, Model* model, std::
   }
 }
 
-TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
-  const ModelParam param = GetParam();
-  TempDir dir(param.dir);
-  const std::string path = dir.File("pool");
+// Random operations on the pool at `path`, created by `options`, checked
+// against a map across reopens.
+void RunModel(const std::string& path, const Options& options, const ModelParam& param) {
   // PMSTORE_TEST_SEED replays a failure's seed (the trace prints it).
   const char* replay = std::getenv("PMSTORE_TEST_SEED");
   const uint64_t seed = replay != nullptr ? std::strtoull(replay, nullptr, 10) : std::random_device()();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   Model model;
-  Options options = pmstore::testing::SmallPool(8ull << 20, 256ull << 20);
   const WriteOptions write{.sync = param.sync};
   auto store = pmstore::testing::OpenOrDie(path, options);
   ASSERT_NE(store, nullptr);
@@ -376,6 +374,26 @@ TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
   const CheckReport report = store->CheckNow();
   EXPECT_TRUE(report.clean()) << report.problems.front();
   EXPECT_EQ(report.keys, model.size());
+}
+
+TEST_P(StoreModelTest, RandomOperationsMatchAMapAcrossReopens) {
+  const ModelParam param = GetParam();
+  TempDir dir(param.dir);
+  RunModel(dir.File("pool"), pmstore::testing::SmallPool(8ull << 20, 256ull << 20), param);
+}
+
+// A pool on device DAX: PMSTORE_TEST_DEVICE names the device (the VM's
+// /dev/daxX.Y, tests/dax/pmstore_on_devdax.sh), whose pool is destroyed
+// first; skipped without one.
+TEST(StoreModelOnDeviceDaxTest, RandomOperationsMatchAMapAcrossReopens) {
+  const char* device = std::getenv("PMSTORE_TEST_DEVICE");
+  if (device == nullptr) GTEST_SKIP() << "PMSTORE_TEST_DEVICE names no device DAX device";
+  const absl::Status destroyed = Store::Destroy(device);
+  ASSERT_TRUE(destroyed.ok() || absl::IsNotFound(destroyed)) << destroyed;
+  RunModel(device, Options{.create_if_missing = true}, ModelParam{"", true, 3000});
+  const auto stats = pmstore::testing::OpenOrDie(device, Options())->GetStats();
+  EXPECT_GT(stats.device_dax_align, 0u);
+  EXPECT_TRUE(stats.dax);
 }
 
 std::string ParamName(const ::testing::TestParamInfo<ModelParam>& info) {

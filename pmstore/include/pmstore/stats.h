@@ -29,10 +29,17 @@ struct Stats {
   Granularity granularity = Granularity::kPage;
   bool dax = false;
   bool map_sync = false;
-  // Share of the pool's resident pages mapped by 2 MiB (PMD) entries, as
-  // the mapping layer verified it; -1 when it could not be measured.
+  // A pool on device DAX: the device's align, the one page size the
+  // kernel maps it with (2 MiB, or 1 GiB: then the huge entries that
+  // pmd_mapped_share counts are PUD entries). 0 for a pool in a file.
+  uint64_t device_dax_align = 0;
+  // Share of the pool's resident pages mapped by huge entries (2 MiB PMD;
+  // 1 GiB PUD on a device with that align), as the mapping layer verified
+  // it; -1 when it could not be measured.
   double pmd_mapped_share = -1;
-  std::string pmd_verify_method;  // "pagemap_scan", "smaps", or why none
+  // "pagemap_scan", "smaps", "page_size" (device DAX on kernels without
+  // PAGEMAP_SCAN: its one page size), or why none.
+  std::string pmd_verify_method;
 
   // Whether this open found the index leaves through the separator image
   // a clean close wrote (doc/FORMAT.md "Separator image"), instead of

@@ -120,10 +120,22 @@ class Store {
   // records.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path, const Options& options);
 
+  // Removes the pool at `path`, as RocksDB's DestroyDB: a pool file is
+  // unlinked (the removal made durable); on device DAX the superblock's
+  // magic is erased durably, so the device holds no pool and an open with
+  // create_if_missing formats it anew. Refuses a pool open anywhere, in
+  // this process too (FailedPrecondition naming the holder), and a file or
+  // device that holds no pool's magic (InvalidArgument; a damaged pool
+  // whose magic is intact is removed); NotFound when nothing is at `path`
+  // or the device holds no pool.
+  static absl::Status Destroy(const std::string& path);
+
   // Verifies every checksum and structure of the pool at `path` without
   // changing it: opened read-only (Options::read_only), so it needs only
   // read permission and may run beside other read-only opens, never beside
-  // a writable one. A pool a crash left mid-commit is checked as recovery
+  // a writable one. A pool on device DAX, which cannot be opened
+  // read-only, is opened for writing: a commit a crash cut short is then
+  // recovered in place before the check. A pool a crash left mid-commit is checked as recovery
   // leaves it. A status that is not OK means the pool could not be
   // examined at all (missing, not a pool, in use).
   static absl::StatusOr<CheckReport> Check(const std::string& path);
