@@ -606,6 +606,13 @@ const char* pmstore_stats_pmd_verify_method(const pmstore_stats_t* stats) {
   return stats->rep.pmd_verify_method.c_str();
 }
 
+uint64_t pmstore_stats_device_dax_align(const pmstore_stats_t* stats) { return stats->rep.device_dax_align; }
+
+pmstore_code_t pmstore_destroy(const char* path, char** errmsg) {
+  if (path == nullptr) return BadArgument("pmstore_destroy", "path is NULL", errmsg);
+  return Report(pmstore::Store::Destroy(path), errmsg);
+}
+
 pmstore_code_t pmstore_check_path(const char* path, pmstore_checkreport_t** report, char** errmsg) {
   if (path == nullptr) return BadArgument("pmstore_check_path", "path is NULL", errmsg);
   if (report == nullptr) return BadArgument("pmstore_check_path", "report (the output) is NULL", errmsg);

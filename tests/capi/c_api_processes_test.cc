@@ -3,7 +3,8 @@
 // PMSTORE_PERMISSION_DENIED and shares the pool with other read-only
 // opens; a new pool gets the permissions asked for
 // (pmstore_options_set_mode); a store used in a forked child fails with
-// PMSTORE_FAILED_PRECONDITION there and the parent goes on.
+// PMSTORE_FAILED_PRECONDITION there and the parent goes on; pmstore_destroy
+// removes a pool no process has open.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,6 +105,28 @@ TEST_F(CApiProcessesTest, AForkedChildGetsFailedPreconditionAndTheParentGoesOn) 
   EXPECT_EQ(Get("k"), "v");
   Put("k", "w");
   EXPECT_EQ(Get("k"), "w");
+}
+
+TEST_F(CApiProcessesTest, DestroyRemovesAClosedPoolAndRefusesAnOpenOne) {
+  MakePool();
+  Open();
+  ErrMsg in_use;
+  EXPECT_EQ(pmstore_destroy(path_.c_str(), in_use.out()), PMSTORE_FAILED_PRECONDITION);
+  EXPECT_NE(in_use.str().find("in use"), std::string::npos) << in_use.str();
+  pmstore_stats_t* stats = pmstore_get_stats(db_);
+  EXPECT_EQ(pmstore_stats_device_dax_align(stats), 0u);  // a file
+  pmstore_stats_destroy(stats);
+  ASSERT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
+  db_ = nullptr;
+
+  EXPECT_EQ(pmstore_destroy(path_.c_str(), nullptr), PMSTORE_OK);
+  struct stat st;
+  EXPECT_NE(stat(path_.c_str(), &st), 0);
+  EXPECT_EQ(pmstore_destroy(path_.c_str(), nullptr), PMSTORE_NOT_FOUND);
+  ErrMsg not_dax;
+  EXPECT_EQ(pmstore_destroy("/dev/null", not_dax.out()), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_NE(not_dax.str().find("not device DAX"), std::string::npos) << not_dax.str();
+  EXPECT_EQ(pmstore_destroy(nullptr, nullptr), PMSTORE_INVALID_ARGUMENT);
 }
 
 }  // namespace

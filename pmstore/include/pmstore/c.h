@@ -460,6 +460,16 @@ bool pmstore_stats_read_only(const pmstore_stats_t* stats);
 double pmstore_stats_pmd_mapped_share(const pmstore_stats_t* stats);
 /* "pagemap_scan", "smaps", or why none; valid while `stats` lives. */
 const char* pmstore_stats_pmd_verify_method(const pmstore_stats_t* stats);
+/* A pool on device DAX: the device's align (2 MiB or 1 GiB), the page
+ * size its mapping gets; 0 for a pool in a file. */
+uint64_t pmstore_stats_device_dax_align(const pmstore_stats_t* stats);
+
+/* Removes the pool at `path` (Store::Destroy, RocksDB's DestroyDB): a
+ * file is unlinked, a device DAX device's superblock erased, so that it
+ * holds no pool. PMSTORE_FAILED_PRECONDITION when the pool is open
+ * anywhere, PMSTORE_INVALID_ARGUMENT when `path` holds no pool's magic,
+ * PMSTORE_NOT_FOUND when nothing is there. */
+pmstore_code_t pmstore_destroy(const char* path, char** errmsg);
 
 /* Verifies every checksum and structure of the pool at `path` without
  * changing it (a read-only open: the pool must not be open for writing,
