@@ -130,9 +130,11 @@ close() raises BufferError while a memoryview from view() is alive.)");
             "initial_size"_a = OpenArgs().initial_size, "max_size"_a = OpenArgs().max_size,
             "required_granularity"_a = OpenArgs().required_granularity, "sync"_a = OpenArgs().sync,
             "read_only"_a = OpenArgs().read_only, "mode"_a = OpenArgs().mode,
-            R"(Opens the pool at `path` (str, bytes or os.PathLike).
+            R"(Opens the pool at `path` (str, bytes or os.PathLike): a pool file, or a
+device DAX device (/dev/daxX.Y), which is the pool, of the device's size.
 
-create: make the pool when the file is missing (else NotFoundError).
+create: make the pool when the file is missing, or the device holds none
+  (else NotFoundError).
 error_if_exists: AlreadyExistsError when it is there.
 initial_size, max_size: bytes of a new pool, and the most it may grow to
   (fixed at creation; 0 = no growth).
@@ -494,5 +496,20 @@ PYBIND11_MODULE(pmstore, m) {
       "path"_a,
       "Verifies the pool at `path` without changing it (it must not be open). A dict with 'clean' and "
       "'problems'; an exception when it cannot be examined at all.");
+  m.def(
+      "destroy",
+      [](py::object path) {
+        const std::string fs_path = FsPath(path);
+        absl::Status status;
+        {
+          py::gil_scoped_release release;
+          status = pmstore::Store::Destroy(fs_path);
+        }
+        ThrowIfError(status);
+      },
+      "path"_a,
+      "Removes the pool at `path` (RocksDB's DestroyDB): a pool file is unlinked, a device DAX device's "
+      "superblock erased. Raises FailedPreconditionError when the pool is open anywhere, InvalidArgumentError "
+      "when `path` is not a pool, NotFoundError when nothing is there.");
 }
 

@@ -245,6 +245,7 @@ py::dict PyStore::Stats() {
   out["dax"] = stats.dax;
   out["map_sync"] = stats.map_sync;
   out["read_only"] = stats.read_only;
+  out["device_dax_align"] = stats.device_dax_align;
   out["pmd_mapped_share"] = stats.pmd_mapped_share;
   out["pmd_verify_method"] = stats.pmd_verify_method;
   return out;
