@@ -1,5 +1,6 @@
 #include "pmstore/cli/commands.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,11 @@
 #include "pmstore/store.h"
 
 namespace pmstore::cli {
+
+bool IsCharacterDevice(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
 
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "pmstore: %s\n", std::string(status.message()).c_str());
@@ -39,9 +45,10 @@ int Finish(Store& store, const absl::Status& status) {
 absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& pool) { return Store::Open(pool, Options()); }
 
 // For the commands that only read: read permission suffices, and any
-// number of them may run at once (never beside a writer).
+// number of them may run at once (never beside a writer). A pool on device
+// DAX, which cannot be opened read-only, is opened for writing.
 absl::StatusOr<std::unique_ptr<Store>> OpenToRead(const std::string& pool) {
-  return Store::Open(pool, Options{.read_only = true});
+  return Store::Open(pool, Options{.read_only = !IsCharacterDevice(pool)});
 }
 
 // Options of a pool that `create` or `load` makes.
@@ -118,6 +125,10 @@ absl::Status LoadEntries(MdbTextReader* reader, DumpLoader* loader) {
 }  // namespace
 
 int Create(const CreateConfig& config) {
+  if (config.force) {
+    const absl::Status destroyed = Store::Destroy(config.pool);
+    if (!destroyed.ok() && !absl::IsNotFound(destroyed)) return Fail(destroyed);
+  }
   Options options = NewPool(config.size, config.max_size, config.mode);
   options.error_if_exists = true;
   auto store = Store::Open(config.pool, options);
@@ -125,9 +136,22 @@ int Create(const CreateConfig& config) {
   const Stats stats = (*store)->GetStats();
   const int exit_status = Finish(**store, absl::OkStatus());
   if (exit_status != 0) return exit_status;
+  if (stats.device_dax_align != 0) {
+    std::printf("created %s: %s on device DAX (align %s), %s granularity\n", config.pool.c_str(),
+                base::FormatBytes(stats.pool_bytes).c_str(), base::FormatBytes(stats.device_dax_align).c_str(),
+                std::string(GranularityName(stats.granularity)).c_str());
+    return 0;
+  }
   std::printf("created %s: %s, may grow to %s, %s granularity\n", config.pool.c_str(),
               base::FormatBytes(stats.pool_bytes).c_str(), base::FormatBytes(stats.max_pool_bytes).c_str(),
               std::string(GranularityName(stats.granularity)).c_str());
+  return 0;
+}
+
+int Destroy(const std::string& pool) {
+  const absl::Status destroyed = Store::Destroy(pool);
+  if (!destroyed.ok()) return Fail(destroyed);
+  std::printf("destroyed %s\n", pool.c_str());
   return 0;
 }
 
@@ -202,6 +226,7 @@ int PrintStats(const std::string& pool, bool json) {
                           {"dax", s.dax},
                           {"map_sync", s.map_sync},
                           {"read_only", s.read_only},
+                          {"device_dax_align", s.device_dax_align},
                           {"pmd_mapped_share", s.pmd_mapped_share},
                           {"pmd_verify_method", s.pmd_verify_method}};
     std::printf("%s\n", out.dump(2).c_str());
@@ -216,6 +241,10 @@ int PrintStats(const std::string& pool, bool json) {
   std::printf("free            %s (fragmentation %.2f)\n", base::FormatBytes(s.free_bytes).c_str(), s.fragmentation);
   std::printf("granularity     %s\n", std::string(GranularityName(s.granularity)).c_str());
   std::printf("dax             %s\n", s.dax ? "yes" : "no");
+  if (s.device_dax_align != 0) {
+    std::printf("device dax      yes, align %s (the page size of every mapping of it)\n",
+                base::FormatBytes(s.device_dax_align).c_str());
+  }
   std::printf("map_sync        %s\n", s.map_sync ? "yes" : "no");
   if (s.read_only) {
     std::printf("read-only       yes (no write permission: granularity, dax and map_sync are those of a private "

@@ -18,13 +18,21 @@ namespace pmstore::cli {
 // Prints `status` as the one line "pmstore: MESSAGE" on stderr; returns 2.
 int Fail(const absl::Status& status);
 
+// Whether `path` is a character device (a pool on device DAX, or not a
+// pool at all: the store says which).
+bool IsCharacterDevice(const std::string& path);
+
 struct CreateConfig {
   std::string pool;
-  uint64_t size = 0;
+  uint64_t size = 0;      // 0 for a device, which is the pool's size
   uint64_t max_size = 0;  // 0: 16 times size
   uint32_t mode = 0644;  // permission bits, less the umask
+  bool force = false;    // destroy a pool already at `pool` first
 };
 int Create(const CreateConfig& config);
+
+// Store::Destroy: removes the pool file, or erases a device's pool.
+int Destroy(const std::string& pool);
 
 struct PutConfig {
   std::string pool;

@@ -42,7 +42,9 @@ class CopyProgressLine {
 }  // namespace
 
 int Copy(const CopyConfig& config) {
-  auto store = Store::Open(config.pool, Options{.read_only = true});
+  // Read-only, as the commands that only read open a pool (a device DAX
+  // pool cannot be: it is opened for writing).
+  auto store = Store::Open(config.pool, Options{.read_only = !IsCharacterDevice(config.pool)});
   if (!store.ok()) return Fail(store.status());
   const Stats source = (*store)->GetStats();
   uint64_t keys = 0;

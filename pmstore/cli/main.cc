@@ -32,6 +32,7 @@ ABSL_FLAG(bool, reverse, false,
           "list: descending key order (with --limit: the last N keys); bench: seekrandom seeks for the last key <= a "
           "random one and reads back from there");
 ABSL_FLAG(bool, json, false, "stats, copy: print JSON");
+ABSL_FLAG(bool, force, false, "create: destroy the pool already at POOL (a file or a device DAX device) first");
 ABSL_FLAG(bool, progress, true, "copy: a progress line a second on stderr (--noprogress: none)");
 // --- bench: db_bench's names -------------------------------------------------
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
@@ -65,16 +66,29 @@ using pmstore::base::Subcommand;
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> kSubcommands = {
-      {"create", "create POOL --size=SIZE [--max-size=SIZE] [--mode=0640]", "Create a pool file.",
+      {"create", "create POOL --size=SIZE [--max-size=SIZE] [--mode=0640] [--force]",
+       "Create a pool file, or a pool on a device DAX device.",
        "Creates POOL of --size bytes (rounded up to 2 MiB, space allocated), able to grow\n"
        "in 2 MiB steps up to --max-size, with permissions --mode less the umask (0644 by\n"
-       "default). Fails when POOL exists.\n\n"
+       "default). Fails when POOL exists; --force destroys the pool there first (as\n"
+       "'pmstore destroy'), and still refuses a file that is not a pool.\n\n"
+       "POOL may be a device DAX device (/dev/daxX.Y, e.g. 'ndctl create-namespace\n"
+       "--mode=devdax --align=2M'): the device is the pool, of the device's size (no\n"
+       "--size), never growing, mapped at the device's align (2 MiB or 1 GiB) and\n"
+       "persisted with cache-line flushes. A device that holds a pool is refused\n"
+       "without --force.\n\n"
        "The commands that only read (get, list, check, dump, copy) open a pool\n"
        "read-only: read permission is enough, and any number of them may run at once,\n"
        "but not while a process has it open for writing. stats opens it for writing,\n"
        "to report what writes get, or read-only when the user may not write it.\n\n"
        "Exit status: 0 created, 2 error.",
-       {"size", "max_size", "mode"}},
+       {"size", "max_size", "mode", "force"}},
+      {"destroy", "destroy POOL", "Remove a pool: its file, or a device's pool.",
+       "Removes the pool file (the removal made durable), or erases the superblock of a\n"
+       "pool on a device DAX device, which then holds no pool. Refuses a pool that a\n"
+       "process has open, and a file or device that holds no pool (it is left as it is).\n\n"
+       "Exit status: 0 destroyed, 2 error.",
+       {}},
       {"put", "put POOL KEY [VALUE] [--file=F]", "Store VALUE (or --file, or stdin) under KEY.",
        "Durable when the command exits 0. When the device or file system fails to make\n"
        "it durable (msync, fdatasync, fallocate), one line names the pool and the call,\n"
@@ -233,11 +247,17 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "create") {
     if (!need(1, 1)) return Usage(usage);
     cli::CreateConfig config{args[0], 0, 0};
-    if (absl::GetFlag(FLAGS_size).empty()) return Usage("create needs --size");
+    config.force = absl::GetFlag(FLAGS_force);
     if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
     if (!ParseModeFlag(&config.mode)) return Usage("--mode is octal permission bits, 0 to 0777 (e.g. 0640)");
+    const bool device = cli::IsCharacterDevice(config.pool);
+    if (device && (config.size != 0 || config.max_size != 0)) {
+      return Usage(config.pool + " is a device: the pool's size is the device's (drop --size and --max-size)");
+    }
+    if (!device && absl::GetFlag(FLAGS_size).empty()) return Usage("create needs --size");
     return cli::Create(config);
   }
+  if (command == "destroy") return need(1, 1) ? cli::Destroy(args[0]) : Usage(usage);
   if (command == "put") {
     if (!need(2, 3)) return Usage(usage);
     cli::PutConfig config{args[0], args[1], args.size() == 3, args.size() == 3 ? args[2] : "",

@@ -138,6 +138,30 @@ expect 2 "unknown flag" -- "$PMSTORE" get "$POOL" a --bogus
 expect 0 "help" -- "$PMSTORE" help bench
 grep -q -- "--transactions --compare=lmdb" "$DIR/out" || { echo "FAIL: help bench lacks the updaterandom example"; failures=$((failures + 1)); }
 
+# destroy and create --force: a pool goes, a file that is not a pool stays,
+# and a character device that is not device DAX is refused with the reason.
+DPOOL=$DIR/destroyed
+expect 0 "create a pool to destroy" -- "$PMSTORE" create "$DPOOL" --size=4M
+expect 0 "put into it" -- "$PMSTORE" put "$DPOOL" k v
+expect 0 "create --force over a pool" -- "$PMSTORE" create "$DPOOL" --size=4M --force
+expect 0 "list after create --force" -- "$PMSTORE" list "$DPOOL"
+output_is "create --force makes an empty pool" ""
+expect 0 "destroy" -- "$PMSTORE" destroy "$DPOOL"
+[ ! -e "$DPOOL" ] || { echo "FAIL: destroy left $DPOOL"; failures=$((failures + 1)); }
+expect 2 "destroy of a missing pool" -- "$PMSTORE" destroy "$DPOOL"
+stderr_has "destroy of a missing pool names it" "$DPOOL"
+printf 'notes' >"$DIR/notes"
+expect 2 "destroy of a file that is not a pool" -- "$PMSTORE" destroy "$DIR/notes"
+stderr_has "destroy says it is not a pool" "not a pmstore pool"
+expect 2 "create --force over a file that is not a pool" -- "$PMSTORE" create "$DIR/notes" --size=4M --force
+[ "$(cat "$DIR/notes")" = notes ] || { echo "FAIL: a file that is not a pool was changed"; failures=$((failures + 1)); }
+expect 2 "create on a device with --size" -- "$PMSTORE" create /dev/null --size=4M
+stderr_has "a device's size is its own" "drop --size"
+expect 2 "create on a device that is not device DAX" -- "$PMSTORE" create /dev/null
+stderr_has "not device DAX says what is" "/dev/daxX.Y"
+expect 2 "get on a device that is not device DAX" -- "$PMSTORE" get /dev/null k
+stderr_has "get on /dev/null says why" "not device DAX"
+
 # Permissions and read-only opens: --mode, then a user who may only read
 # the pool (nobody, through setpriv) reads it with every reading command
 # and is told why a write fails.
