@@ -26,9 +26,18 @@ fi
 
 # Device DAX: the namespace becomes /dev/daxX.Y with the asked align; the
 # command finds it in DAX_DEV. Nothing to make or mount.
+# On an nvdimm (--nvdimm) a device DAX namespace of that align is kept, with
+# what it holds, from the boot before.
 setup_devdax() {
-  ndctl create-namespace -f -e namespace0.0 -m devdax -M mem -a "$DAXVM_DEVDAX" > "$out/ndctl.json" 2>&1 \
-    || { cat "$out/ndctl.json"; fail "ndctl create-namespace -m devdax -a $DAXVM_DEVDAX failed"; }
+  local align_bytes=$((${DAXVM_DEVDAX%[MG]} << 20))
+  [ "${DAXVM_DEVDAX: -1}" = G ] && align_bytes=$((${DAXVM_DEVDAX%G} << 30))
+  if [ "${DAXVM_NVDIMM:-0}" = 1 ] && ndctl list -n namespace0.0 > "$out/ndctl.json" 2>/dev/null \
+      && grep -Eq '"mode": ?"devdax"' "$out/ndctl.json" && grep -Eq "\"align\": ?$align_bytes([^0-9]|\$)" "$out/ndctl.json"; then
+    log "nvdimm: namespace0.0 is devdax (align $DAXVM_DEVDAX) already"
+  else
+    ndctl create-namespace -f -e namespace0.0 -m devdax -M mem -a "$DAXVM_DEVDAX" > "$out/ndctl.json" 2>&1 \
+      || { cat "$out/ndctl.json"; fail "ndctl create-namespace -m devdax -a $DAXVM_DEVDAX failed"; }
+  fi
   local chardev sys
   chardev=$(sed -n 's/.*"chardev": *"\([^"]*\)".*/\1/p' "$out/ndctl.json" | head -1)
   [ -n "$chardev" ] || { cat "$out/ndctl.json"; fail "ndctl named no chardev"; }

@@ -1,8 +1,11 @@
 #!/bin/bash
-# A power cut while pmstore writes on fsdax, and the boot after it:
+# A power cut while pmstore writes on fsdax (or on device DAX), and the
+# boot after it:
 #
-#   power_cut.sh DAX_VM WRITER PMSTORE WORK_PARENT
+#   power_cut.sh DAX_VM WRITER PMSTORE WORK_PARENT [--devdax=2M|1G]
 #
+# With --devdax the nvdimm's namespace is device DAX of that align and the
+# pool is the device itself ($DAX_DEV); boot 2 must find the namespace kept.
 # Boot 1 (scripts/dax-vm --nvdimm FILE): power_cut_writer creates a pool on
 # $DAX_DIR, checks that it is mapped with MAP_SYNC at cache-line
 # granularity, and puts keys with values that follow from the key, adding
@@ -25,20 +28,22 @@
 set -u
 
 pool_dir() { echo "$DAX_DIR/power_cut"; }
+# The pool: the device DAX device itself, or a file on the fsdax mount.
+pool_path() { if [ -n "${DAX_DEV:-}" ]; then echo "$DAX_DEV"; else echo "$(pool_dir)/pool"; fi; }
 
 if [ "${1:-}" = --guest-write ]; then
   writer=$2 cut_after=$3
-  : "${DAX_DIR:?run through scripts/dax-vm}" "${DAX_VM_OUT:?}"
+  : "${DAX_DIR:=}" "${DAX_VM_OUT:?run through scripts/dax-vm}"
   unset PMEM2_FORCE_GRANULARITY
-  rm -rf "$(pool_dir)" && mkdir -p "$(pool_dir)" || exit 4
-  exec "$writer" write "$(pool_dir)/pool" "$DAX_VM_OUT/acks" "$cut_after"
+  if [ -z "${DAX_DEV:-}" ]; then rm -rf "$(pool_dir)" && mkdir -p "$(pool_dir)" || exit 4; fi
+  exec "$writer" write "$(pool_path)" "$DAX_VM_OUT/acks" "$cut_after"
 fi
 
 if [ "${1:-}" = --guest-verify ]; then
   writer=$2 pm=$3
-  : "${DAX_DIR:?run through scripts/dax-vm}" "${DAX_VM_OUT:?}"
+  : "${DAX_DIR:=}" "${DAX_VM_OUT:?run through scripts/dax-vm}"
   unset PMEM2_FORCE_GRANULARITY
-  pool=$(pool_dir)/pool
+  pool=$(pool_path)
   failed=0
   ls -l "$pool" || exit 1
   "$writer" verify "$pool" "$DAX_VM_OUT/acks" > "$DAX_VM_OUT/verify.out" 2>&1 || failed=1
@@ -60,6 +65,12 @@ fi
 
 # --- host ------------------------------------------------------------------
 dax_vm=$1 writer=$2 pm=$3 parent=$4
+devdax_args=()
+case "${5:-}" in
+  "") ;;
+  --devdax=2M|--devdax=1G) devdax_args=("$5") ;;
+  *) echo "power_cut.sh: the fifth argument is --devdax=2M or --devdax=1G, not '$5'" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 self=$here/$(basename "$0")
 boot_timeout=${POWER_CUT_BOOT_TIMEOUT:-200}
@@ -77,7 +88,7 @@ boot() {
   local out=$1 log=$2
   shift 2
   mkdir -p "$out"
-  "$dax_vm" --nvdimm "$nvdimm" --out "$out" --timeout "$boot_timeout" "$@" 2>&1 | tee "$log"
+  "$dax_vm" --nvdimm "$nvdimm" "${devdax_args[@]}" --out "$out" --timeout "$boot_timeout" "$@" 2>&1 | tee "$log"
   return "${PIPESTATUS[0]}"
 }
 
@@ -130,7 +141,9 @@ for attempt in 1 2; do
 done
 [ "$rc2" -eq 77 ] && exit 77
 failed=0
-for want in 'nvdimm: namespace0.0 is fsdax already' 'nvdimm: keeping the ext4 file system'; do
+kept=('nvdimm: namespace0.0 is fsdax already' 'nvdimm: keeping the ext4 file system')
+[ ${#devdax_args[@]} -eq 0 ] || kept=("nvdimm: namespace0.0 is devdax (align ${devdax_args[0]#--devdax=}) already")
+for want in "${kept[@]}"; do
   grep -q "$want" "$work/boot2.log" || { echo "power-cut: FAIL: boot 2 did not say '$want'" >&2; failed=1; }
 done
 result=$(grep -h '^power-cut-result: ' "$work/boot2/verify.out" 2>/dev/null | tail -1)
