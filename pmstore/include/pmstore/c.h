@@ -456,9 +456,11 @@ bool pmstore_stats_map_sync(const pmstore_stats_t* stats);
 /* Opened read-only: granularity, dax and map_sync then describe its
  * private mapping. */
 bool pmstore_stats_read_only(const pmstore_stats_t* stats);
-/* Share of resident pages mapped with 2 MiB entries; -1 when unmeasured. */
+/* Share of resident pages mapped with huge entries (2 MiB; 1 GiB on a
+ * device DAX pool with that align); -1 when unmeasured. */
 double pmstore_stats_pmd_mapped_share(const pmstore_stats_t* stats);
-/* "pagemap_scan", "smaps", or why none; valid while `stats` lives. */
+/* "pagemap_scan", "smaps", "page_size" (device DAX on a kernel without
+ * PAGEMAP_SCAN), or why none; valid while `stats` lives. */
 const char* pmstore_stats_pmd_verify_method(const pmstore_stats_t* stats);
 /* A pool on device DAX: the device's align (2 MiB or 1 GiB), the page
  * size its mapping gets; 0 for a pool in a file. */
