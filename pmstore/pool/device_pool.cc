@@ -31,7 +31,7 @@ absl::StatusOr<mapping::DeviceDax> DeviceOf(const std::string& path, const struc
     return absl::FailedPreconditionError(
         absl::StrCat(path, ": sysfs (", device->sysfs_path, ") gives no size or align for the device"));
   }
-  if (device->size / kChunkSize * kChunkSize < MinimumPoolBytes()) {
+  if (base::RoundDown(device->size, kChunkSize) < MinimumPoolBytes()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the device holds ", device->size,
                                                    " bytes, below the smallest pool (", MinimumPoolBytes(), " bytes)"));
   }
@@ -61,7 +61,8 @@ absl::StatusOr<std::unique_ptr<Pool>> MapDevice(const std::string& path, const m
   return pool;
 }
 
-bool HoldsPool(const Pool& pool) { return std::memcmp(pool.base(), kMagic, sizeof(kMagic)) == 0; }
+// Whether `bytes` (the first of a pool file or device) begin with the magic.
+bool HasMagic(const char* bytes) { return std::memcmp(bytes, kMagic, sizeof(kMagic)) == 0; }
 
 }  // namespace
 
@@ -75,9 +76,9 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenDevicePool(const std::string& path, co
                            "and a read-only open needs a private mapping; open it for writing"));
   }
   PMSTORE_ASSIGN_OR_RETURN(auto pool, MapDevice(path, device, options, make_persister, persister));
-  const uint64_t pool_bytes = pool->file->size() / kChunkSize * kChunkSize;
+  const uint64_t pool_bytes = base::RoundDown(pool->file->size(), kChunkSize);
   Superblock& sb = pool->superblock;
-  if (HoldsPool(*pool)) {
+  if (HasMagic(pool->base())) {
     if (options.error_if_exists) {
       return absl::AlreadyExistsError(absl::StrCat(
           path, ": the device already holds a pool (pmstore create --force, or Store::Destroy, erases it)"));
@@ -107,7 +108,7 @@ absl::Status DestroyPool(const std::string& path, PersisterFactory make_persiste
     PMSTORE_ASSIGN_OR_RETURN(const mapping::DeviceDax device, DeviceOf(path, st));
     std::unique_ptr<Persister> persister;
     PMSTORE_ASSIGN_OR_RETURN(auto pool, MapDevice(path, device, options, make_persister, &persister));
-    if (!HoldsPool(*pool)) return absl::NotFoundError(absl::StrCat(path, ": the device holds no pool"));
+    if (!HasMagic(pool->base())) return absl::NotFoundError(absl::StrCat(path, ": the device holds no pool"));
     // The magic first, on its own: once it is gone, whatever else the
     // superblock still says can never be taken for a pool.
     std::memset(pool->base(), 0, sizeof(kMagic));
@@ -121,7 +122,7 @@ absl::Status DestroyPool(const std::string& path, PersisterFactory make_persiste
   size_t n = 0;
   const int err = env::RetryInterrupted([&] { return env->Pread(file->fd(), magic, sizeof(magic), 0, &n); });
   if (err != 0) return base::ErrnoStatus(err, "pread", path);
-  if (n != sizeof(magic) || std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) {
+  if (n != sizeof(magic) || !HasMagic(magic)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not a pmstore pool (bad magic); left as it is"));
   }
   return WithPath(file->Remove(), path);

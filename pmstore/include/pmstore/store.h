@@ -133,11 +133,11 @@ class Store {
   // Verifies every checksum and structure of the pool at `path` without
   // changing it: opened read-only (Options::read_only), so it needs only
   // read permission and may run beside other read-only opens, never beside
-  // a writable one. A pool on device DAX, which cannot be opened
-  // read-only, is opened for writing: a commit a crash cut short is then
-  // recovered in place before the check. A pool a crash left mid-commit is checked as recovery
-  // leaves it. A status that is not OK means the pool could not be
-  // examined at all (missing, not a pool, in use).
+  // a writable one. A pool a crash left mid-commit is checked as recovery
+  // leaves it. A pool on device DAX, which cannot be opened read-only, is
+  // opened for writing: a commit a crash cut short is then recovered in
+  // place before the check. A status that is not OK means the pool could
+  // not be examined at all (missing, not a pool, in use).
   static absl::StatusOr<CheckReport> Check(const std::string& path);
 
   // Closes the store if Close was not called, as Close does; a failure it
