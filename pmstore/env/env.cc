@@ -2,7 +2,12 @@
 
 #include <libpmem2.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 namespace pmstore::env {
 namespace {
@@ -29,6 +34,25 @@ int Env::Stat(const std::string& path, struct stat* st) { return ErrnoOf(stat(pa
 int Env::Lstat(const std::string& path, struct stat* st) { return ErrnoOf(lstat(path.c_str(), st) != 0); }
 
 int Env::Fstat(int fd, struct stat* st) { return ErrnoOf(fstat(fd, st) != 0); }
+
+int Env::FileSystemType(const std::string& path, std::string* type) {
+  type->clear();
+  struct statx stx {};
+  if (statx(AT_FDCWD, path.c_str(), 0, STATX_MNT_ID, &stx) != 0) return errno;
+  if ((stx.stx_mask & STATX_MNT_ID) == 0) return 0;
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  if (!mountinfo) return errno != 0 ? errno : ENOENT;
+  // "36 35 98:0 /dir /mnt rw,noatime master:1 - ext4 /dev/sda1 rw": the
+  // mount id first, the type after the " - " that ends the optional fields.
+  for (std::string line; std::getline(mountinfo, line);) {
+    if (std::strtoull(line.c_str(), nullptr, 10) != stx.stx_mnt_id) continue;
+    const size_t dash = line.find(" - ");
+    if (dash == std::string::npos) return EINVAL;
+    std::istringstream(line.substr(dash + 3)) >> *type;
+    return 0;
+  }
+  return ENOENT;  // a mount outside this process's root
+}
 
 int Env::Pread(int fd, void* buf, size_t count, off_t offset, size_t* done) {
   const ssize_t n = pread(fd, buf, count, offset);

@@ -1,8 +1,6 @@
 #include "pmstore/mapping/pool_file.h"
 
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,12 +58,6 @@ bool IsDax(int fd) {
   struct statx stx {};
   if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) != 0) return false;
   return (stx.stx_attributes_mask & STATX_ATTR_DAX) && (stx.stx_attributes & STATX_ATTR_DAX);
-}
-
-bool InMemoryFileSystem(int fd) {
-  struct statfs fs {};
-  if (fstatfs(fd, &fs) != 0) return false;
-  return fs.f_type == TMPFS_MAGIC || fs.f_type == HUGETLBFS_MAGIC || fs.f_type == RAMFS_MAGIC;
 }
 
 absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, uint64_t size, env::Env* env,

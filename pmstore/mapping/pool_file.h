@@ -104,8 +104,4 @@ absl::Status RenameNoReplace(const std::string& from, const std::string& to, env
 // True when statx reports STATX_ATTR_DAX for the open file.
 bool IsDax(int fd);
 
-// True when the open file's pages live in memory alone: tmpfs, hugetlbfs
-// or ramfs (fstatfs's f_type), where a sync writes nothing back.
-bool InMemoryFileSystem(int fd);
-
 }  // namespace pmstore::mapping

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <cstring>
 
@@ -16,6 +17,7 @@
 #include "pmstore/format/empty_pool.h"
 #include "pmstore/format/superblock.h"
 #include "pmstore/persist/persist_site.h"
+#include "pmstore/pool/file_system.h"
 #include "pmstore/pool/pool_lock.h"
 
 namespace pmstore::internal {
@@ -109,6 +111,9 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
     if (!unpublished.empty()) env->Unlink(unpublished);  // best effort: a leftover is visibly not a pool
   });
   Superblock& sb = pool->superblock;
+  const std::string parent = std::filesystem::path(path).parent_path();
+  PMSTORE_ASSIGN_OR_RETURN(const FileSystemFacts file_system,
+                           ExamineFileSystem(env, exists ? path : (parent.empty() ? "." : parent), path));
   if (!exists) {
     PMSTORE_ASSIGN_OR_RETURN(const uint64_t max_bytes, NewPoolBytes(options, path));
     sb = NewSuperblock(max_bytes);
@@ -138,7 +143,7 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
   // dirty folio back whole, and ext4 gives a PMD mapping 2 MiB folios:
   // each durable put's msync wrote 2-4 MiB and took 4 ms, where with
   // 4 KiB pages it takes 0.5 ms (doc/STORE.md, "Writes on a disk").
-  const bool huge_pages = pool->file->dax() || mapping::InMemoryFileSystem(pool->file->fd());
+  const bool huge_pages = pool->file->dax() || file_system.in_memory;
   map_options.intent = huge_pages ? mapping::PageIntent::kPmd : mapping::PageIntent::kPte;
   // A read-only open maps privately, where libpmem2 cannot (it maps to
   // persist), and persists nothing.

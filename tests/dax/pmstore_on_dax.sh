@@ -2,7 +2,8 @@
 # pmstore on a real fsdax mount, inside scripts/dax-vm:
 #   pmstore_on_dax.sh PMSTORE [STORE_TEST...]
 # A pool on $DAX_DIR maps with MAP_SYNC at cache_line granularity without
-# PMEM2_FORCE_GRANULARITY; put/get/del/list/check work. Each STORE_TEST
+# PMEM2_FORCE_GRANULARITY; put/get/del/list/check work; a pool on the VM's
+# 9p mount (a network file system) is refused. Each STORE_TEST
 # gtest binary then runs with /dev/shm (its scratch parent) bind-mounted
 # from a directory on the DAX mount (the guest's mounts are its own).
 set -u
@@ -26,6 +27,21 @@ stats=$("$pm" stats "$pool" --json) || bad "stats"
 echo "dax-measure: fs=${DAX_VM_FS:-} pmstore stats $(echo "$stats" | jq -c .)"
 echo "$stats" | jq -e '.dax == true and .map_sync == true and .granularity == "cache_line"' >/dev/null \
   && ok "DAX, MAP_SYNC, cache_line granularity" || bad "stats: want dax, map_sync, cache_line"
+
+# A real network file system: the VM's writable 9p mount (its run
+# directory). A pool there is refused, naming 9p, and nothing is left.
+net_dir=$(awk '$3 == "9p" && $4 ~ /(^|,)rw(,|$)/ { print $2; exit }' /proc/mounts)
+if [ -n "$net_dir" ]; then
+  err=$("$pm" create "$net_dir/net.pool" --size=16M 2>&1)
+  rc=$?
+  if [ $rc -ne 0 ] && [[ $err == *"9p, a network file system"* ]] && ! ls "$net_dir" | grep -q '^net\.pool'; then
+    ok "a pool on 9p ($net_dir) refused: $err"
+  else
+    bad "create on 9p ($net_dir): rc=$rc: $err; left: $(ls "$net_dir" | grep '^net\.pool')"
+  fi
+else
+  bad "no writable 9p mount in the VM to refuse a pool on"
+fi
 
 if [ $# -gt 0 ]; then
   mkdir -p "$dir/shm" /dev/shm

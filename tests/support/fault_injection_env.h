@@ -24,7 +24,7 @@ namespace pmstore::testing {
 class FaultInjectionEnv final : public env::Env {
  public:
   enum class Call {
-    kOpen, kClose, kStat, kLstat, kFstat, kPread, kFallocate, kFtruncate, kFsync, kFdatasync, kRename,
+    kOpen, kClose, kStat, kLstat, kFstat, kFileSystemType, kPread, kFallocate, kFtruncate, kFsync, kFdatasync, kRename,
     kUnlink, kLock, kMmap, kMunmap, kMsync, kPmem2MapNew, kPmem2VmReservationNew,
   };
   // The word a failure's message must show for each call.
@@ -35,6 +35,7 @@ class FaultInjectionEnv final : public env::Env {
       case Call::kStat: return "stat";
       case Call::kLstat: return "stat";
       case Call::kFstat: return "fstat";
+      case Call::kFileSystemType: return "statx";
       case Call::kPread: return "pread";
       case Call::kFallocate: return "fallocate";
       case Call::kFtruncate: return "ftruncate";
@@ -65,6 +66,10 @@ class FaultInjectionEnv final : public env::Env {
   // errno `err` (for libpmem2's calls, its code -err).
   void FailAt(size_t index, int err) { failures_[index] = err; }
   const std::vector<Record>& trace() const { return trace_; }
+  // From now on every file seems to lie on a file system of this type
+  // (as /proc/self/mountinfo names it), as one on NFS would to a machine
+  // without NFS; "" shows the real one again. Reset leaves it.
+  void PretendFileSystemType(const std::string& type) { file_system_type_ = type; }
 
   int Open(const std::string& path, int flags, mode_t mode, int* fd) override {
     if (const int err = Next(Call::kOpen, path); err != 0) return err;
@@ -89,6 +94,12 @@ class FaultInjectionEnv final : public env::Env {
   int Fstat(int fd, struct stat* st) override {
     if (const int err = Next(Call::kFstat, PathOf(fd)); err != 0) return err;
     return Real()->Fstat(fd, st);
+  }
+  int FileSystemType(const std::string& path, std::string* type) override {
+    if (const int err = Next(Call::kFileSystemType, path); err != 0) return err;
+    const int err = Real()->FileSystemType(path, type);
+    if (err == 0 && !file_system_type_.empty()) *type = file_system_type_;
+    return err;
   }
   int Pread(int fd, void* buf, size_t count, off_t offset, size_t* done) override {
     if (const int err = Next(Call::kPread, PathOf(fd)); err != 0) return err;
@@ -161,6 +172,7 @@ class FaultInjectionEnv final : public env::Env {
   std::vector<Record> trace_;
   std::map<size_t, int> failures_;
   std::map<int, std::string> paths_;
+  std::string file_system_type_;
 };
 
 }  // namespace pmstore::testing
