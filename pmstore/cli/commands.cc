@@ -208,9 +208,11 @@ int List(const ListConfig& config) {
 
 int PrintStats(const std::string& pool, bool json) {
   // Writable, as a store opens it, so that granularity and MAP_SYNC are
-  // what writes get; a user who may only read the file gets the rest.
+  // what writes get; a user who may only read the file, or a pool that
+  // other processes read, gets the rest (and a writer's hold is refused
+  // again, naming the writer).
   auto store = OpenExisting(pool);
-  if (absl::IsPermissionDenied(store.status())) store = OpenToRead(pool);
+  if (absl::IsPermissionDenied(store.status()) || absl::IsFailedPrecondition(store.status())) store = OpenToRead(pool);
   if (!store.ok()) return Fail(store.status());
   const Stats s = (*store)->GetStats();
   if (json) {
