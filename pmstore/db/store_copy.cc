@@ -73,6 +73,14 @@ absl::Status CopyEntries(Iterator& source, Store& dest, const Store::CopyProgres
 
 }  // namespace
 
+absl::StatusOr<mode_t> StoreImpl::PermissionBits() {
+  internal::SharedGuard lock(&mu_);  // Close releases the pool file
+  if (closed_) return ClosedError();
+  struct stat st;
+  if (const int err = env_->Fstat(pool_->file->fd(), &st); err != 0) return base::ErrnoStatus(err, "fstat", path_);
+  return st.st_mode & 0777;
+}
+
 absl::Status StoreImpl::CopyTo(const ReadOptions& options, const std::string& dest_path,
                                const CopyProgress& progress) {
   if (Forked()) return ForkedError();
@@ -83,6 +91,7 @@ absl::Status StoreImpl::CopyTo(const ReadOptions& options, const std::string& de
   std::unique_ptr<Iterator> source = NewIterator(options, {});
   const Stats geometry = GetStats();
   if (geometry.pool_bytes == 0) return ClosedError();
+  PMSTORE_ASSIGN_OR_RETURN(const mode_t source_mode, PermissionBits());
 
   Options create;
   create.create_if_missing = true;
@@ -93,6 +102,10 @@ absl::Status StoreImpl::CopyTo(const ReadOptions& options, const std::string& de
   // leaves carry cells, so the same keys may need more room.
   if (geometry.format_version < internal::kFormatVersion) create.max_size *= 2;
   create.sync = false;
+  // The copy holds the same data, so it gets the source's permission bits
+  // (less the umask, as any new pool): a copy of a 0600 pool must not be
+  // readable by everyone.
+  create.mode = source_mode;
   const std::string copying = CopyingPath(dest_path);
   PMSTORE_ASSIGN_OR_RETURN(std::unique_ptr<Store> dest,
                            OpenWith(copying, create, &internal::MakeMappingPersister, env_));

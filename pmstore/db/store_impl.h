@@ -232,6 +232,9 @@ class StoreImpl final : public Store {
   absl::Status Writable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // FailedPrecondition naming the file, for calls after Close.
   absl::Status ClosedError() const;
+  // The pool file's permission bits (a device's too), which CopyTo gives
+  // the copy.
+  absl::StatusOr<mode_t> PermissionBits() ABSL_LOCKS_EXCLUDED(mu_);
   // In a child forked after the open, every call fails (ForkedError) and
   // changes nothing: the mapping, the file's lock and the locks' states
   // are the parent's, which goes on using them (LMDB's rule: an

@@ -1,5 +1,7 @@
 // pmstore_copy_to through the C names only: the copy's contents, and the
 // codes and messages of each way it can fail, each leaving nothing behind.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -71,6 +73,18 @@ TEST_F(CApiCopyTest, CopyHoldsEveryEntryAndPassesCheck) {
     pmstore_free(val);
   }
   EXPECT_EQ(pmstore_close(copy, nullptr), PMSTORE_OK);
+}
+
+TEST_F(CApiCopyTest, CopyHasTheSourcesPermissionBits) {
+  ASSERT_EQ(chmod(dir_.File("pool").c_str(), 0600), 0);
+  const mode_t umask_before = umask(022);
+  ErrMsg err;
+  const std::string dest = dir_.File("copy");
+  ASSERT_EQ(pmstore_copy_to(db_, nullptr, dest.c_str(), err.out()), PMSTORE_OK) << err.str();
+  umask(umask_before);
+  struct stat st;
+  ASSERT_EQ(stat(dest.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "a copy of a private pool is private";
 }
 
 TEST_F(CApiCopyTest, CopyWithReadOptionsHoldsEveryEntry) {

@@ -44,6 +44,12 @@ jq -e --arg d "$DIR/copy2" '.keys == 20000 and .dest == $d and .bytes > 0 and .d
        and .dest_max_pool_bytes == 268435456' "$DIR/out" >/dev/null || fail "copy --json: $(cat "$DIR/out")"
 rm -f "$DIR/copy2"
 
+chmod 0600 "$DIR/pool"
+(umask 022; "$PMSTORE" copy "$DIR/pool" "$DIR/copy2" >/dev/null 2>"$DIR/err") || fail "copy of a 0600 pool: $(cat "$DIR/err")"
+[ "$(stat -c %a "$DIR/copy2")" = 600 ] || fail "a copy of a 0600 pool is $(stat -c %a "$DIR/copy2")"
+chmod 0644 "$DIR/pool"
+rm -f "$DIR/copy2"
+
 # Errors: exit 2, one line, nothing left behind.
 printf 'keep me' >"$DIR/taken"
 "$PMSTORE" copy "$DIR/pool" "$DIR/taken" >"$DIR/out" 2>"$DIR/err"

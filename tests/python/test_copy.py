@@ -2,6 +2,7 @@
 Python thread writes, and each error, which leaves nothing behind."""
 import os
 import pathlib
+import stat
 import threading
 import time
 
@@ -34,6 +35,19 @@ def test_copy_holds_every_entry_and_the_pools_geometry(pool_dir, pool, small):
             geometry["pool_bytes"] * 5 // 4 + (2 << 20)
         assert copy.stats()["max_pool_bytes"] == geometry["max_pool_bytes"]
     assert sorted(os.listdir(pool_dir)) == ["copy", "pool"]
+
+
+def test_copy_has_the_sources_permission_bits(pool_dir, small):
+    source = os.path.join(pool_dir, "private")
+    dest = os.path.join(pool_dir, "copy")
+    before = os.umask(0o022)
+    try:
+        with pmstore.Store(source, mode=0o640, **small) as store:
+            store[b"k"] = b"v"
+            store.copy_to(dest)
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(os.stat(dest).st_mode) == 0o640
 
 
 def test_copy_to_takes_a_path_like_destination(pool_dir, pool, small):

@@ -97,6 +97,28 @@ TEST(StoreCopyTest, CopyHasTheSourcesGeometry) {
   EXPECT_EQ(copy->GetStats().keys, 200u);
 }
 
+TEST(StoreCopyTest, CopyHasTheSourcesPermissionBitsLessTheUmask) {
+  TempDir dir;
+  const mode_t umask_before = umask(0);
+  for (const mode_t source_mode : {0600u, 0640u, 0664u}) {
+    const std::string source_path = dir.File(absl::StrCat("pool", source_mode));
+    const std::string copy_path = source_path + ".copy";
+    {
+      Options options = SmallPool();
+      options.mode = source_mode;
+      auto store = OpenOrDie(source_path, options);
+      ASSERT_NE(store, nullptr);
+      umask(022);
+      ASSERT_TRUE(store->CopyTo(copy_path).ok());
+      umask(0);
+    }
+    struct stat st;
+    ASSERT_EQ(stat(copy_path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, source_mode & ~0022u) << std::oct << "source 0" << source_mode;
+  }
+  umask(umask_before);
+}
+
 TEST(StoreCopyTest, EmptyStoreCopiesToAnEmptyPool) {
   TempDir dir;
   auto store = OpenOrDie(dir.File("pool"), SmallPool());

@@ -241,7 +241,8 @@ class Store {
   // front, so a full disk fails at once; its close may grow it for the
   // separator image, doc/FORMAT.md) and its maximum size (doubled when the
   // source is a format version 1 pool: the copy, in the current format,
-  // converts it); it is written packed, in key order. `progress`, when set, is called on the
+  // converts it), and the source file's permission bits (less the umask);
+  // it is written packed, in key order. `progress`, when set, is called on the
   // calling thread after each chunk written (about every 4 MiB or 1024
   // keys) with the keys and key+value bytes copied so far.
   // Values are copied as an iterator reads them, and the copy gets
