@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 
+#include "pmstore/env/fork_generation.h"
+
 namespace pmstore {
 
 class PinRegistry {
@@ -20,6 +22,11 @@ class PinRegistry {
     return id;
   }
   void Unpin(uint64_t id) {
+    // In a child forked while the pin was held, the registry is the
+    // parent's copy, and a parent thread may have held mu_ at the fork: it
+    // then stays locked in the child for ever. The pin is the parent's to
+    // drop, in the parent's registry.
+    if (env::ForkGeneration() != fork_generation_) return;
     std::lock_guard<std::mutex> lock(mu_);
     pins_.erase(id);
   }
@@ -33,6 +40,7 @@ class PinRegistry {
   }
 
  private:
+  const uint64_t fork_generation_ = env::CountForks();  // at the open, as the store's
   std::mutex mu_;  // a pthread mutex, which ThreadSanitizer understands
   uint64_t next_id_ = 0;
   std::map<uint64_t, uint64_t> pins_;  // id -> last commit it could see

@@ -6,8 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "pmstore/store.h"
@@ -15,6 +18,18 @@
 
 namespace pmstore {
 namespace {
+
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
 
 using testing::OpenOrDie;
 using testing::SmallPool;
@@ -100,6 +115,47 @@ TEST(StoreForkTest, AForkedChildCannotUseTheStoreAndTheParentGoesOn) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(report->clean());
   EXPECT_EQ(report->keys, 2u);
+}
+
+// A PinnedValue the parent held at the fork, dropped in the child while a
+// parent thread was pinning and unpinning: the child must not wait on the
+// pin registry's lock, which that thread may have held at the fork (and
+// which then stays locked in the child for ever). Each child has 10 s.
+TEST(StoreForkTest, APinHeldAtTheForkIsDroppedInTheChildWithoutWaitingOnTheParentsThreads) {
+  if (kThreadSanitizer) GTEST_SKIP() << "ThreadSanitizer's own locks across a fork beside running threads";
+  TempDir dir("/dev/shm");
+  auto store = OpenOrDie(dir.File("pool"), SmallPool());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Put("k", "parent").ok());
+  PinnedValue held;
+  ASSERT_TRUE(store->Get(ReadOptions(), "k", &held).ok());
+
+  std::atomic<bool> stop{false};
+  std::thread pinner([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      PinnedValue pinned;
+      if (!store->Get(ReadOptions(), "k", &pinned).ok()) return;
+    }
+  });
+  constexpr int kForks = 200;
+  int hung = 0;
+  for (int i = 0; i < kForks; ++i) {
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      alarm(10);
+      held.Reset();
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) ++hung;
+    ASSERT_TRUE(WIFEXITED(status) || WTERMSIG(status) == SIGALRM) << "signal " << WTERMSIG(status);
+  }
+  stop = true;
+  pinner.join();
+  EXPECT_EQ(hung, 0) << hung << " of " << kForks << " children hung dropping the parent's pin";
+  EXPECT_EQ(held.value(), "parent") << "the parent's pin is the parent's still";
 }
 
 }  // namespace
