@@ -109,7 +109,8 @@ absl::Status SpaceAllocator::EnsureChunks(uint64_t chunks) {
   if (chunks <= num_chunks()) return absl::OkStatus();
   if (chunks > sb_.max_chunks) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("pool full: needs ", chunks, " chunks of 2 MiB, may grow to ", sb_.max_chunks));
+        absl::StrCat("pool full: needs ", chunks, " chunks of 2 MiB and holds at most ", sb_.max_chunks,
+                     " (its maximum size, or its device's size)"));
   }
   auto grown = grow_(chunks);
   if (!grown.ok()) return grown.status();
