@@ -213,7 +213,8 @@ the copy takes) into a new pool at `dest` (str, bytes or os.PathLike)
 while other threads go on writing (the GIL is released meanwhile).
 
 The copy is built under a temporary name and renamed to `dest` only once
-it is complete and durable; it has this pool's size and maximum size.
+it is complete and durable; it has this pool's size, maximum size and
+permission bits (less the umask).
 AlreadyExistsError when `dest` exists (it is left untouched),
 NotFoundError when its directory is missing, ResourceExhaustedError when
 the file system is full; nothing is left behind on any error.)");

@@ -427,8 +427,8 @@ size_t pmstore_transaction_staged_writes(const pmstore_transaction_t* txn);
  * the snapshot `options` names (pmstore_readoptions_set_snapshot; NULL
  * options or none named: as of one the copy takes). The copy is built as
  * DEST.copying.PID.N, made durable, then renamed to `dest_path`, which
- * therefore never names a half-made pool; it has the source's size and
- * maximum size. PMSTORE_ALREADY_EXISTS when `dest_path` exists (it is left
+ * therefore never names a half-made pool; it has the source's size,
+ * maximum size and permission bits (less the umask). PMSTORE_ALREADY_EXISTS when `dest_path` exists (it is left
  * untouched); PMSTORE_NOT_FOUND when its directory is missing;
  * PMSTORE_RESOURCE_EXHAUSTED when the file system is full. On any failure
  * nothing is left behind. Values are copied as read, and get checksums
