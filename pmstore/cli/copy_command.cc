@@ -2,7 +2,9 @@
 // stderr for long copies and a summary (text or JSON) on stdout.
 #include <chrono>
 #include <cstdio>
+#include <string>
 
+#include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "pmstore/base/units.h"
 #include "pmstore/cli/commands.h"
@@ -62,6 +64,20 @@ int Copy(const CopyConfig& config) {
   if (!copied.ok()) return Fail(copied);
   if (!closed.ok()) return Fail(closed);
   const double mb_per_s = seconds > 0 ? static_cast<double>(bytes) / 1e6 / seconds : 0;
+  // A file copy has the source's geometry; a device is the size it is.
+  uint64_t dest_pool_bytes = source.pool_bytes;
+  uint64_t dest_max_pool_bytes = source.max_pool_bytes;
+  std::string geometry = absl::StrCat(base::FormatBytes(dest_pool_bytes), ", may grow to ",
+                                      base::FormatBytes(dest_max_pool_bytes));
+  if (IsCharacterDevice(config.dest)) {
+    auto dest = Store::Open(config.dest, Options());
+    if (!dest.ok()) return Fail(dest.status());
+    const Stats device = (*dest)->GetStats();
+    if (const absl::Status status = (*dest)->Close(); !status.ok()) return Fail(status);
+    dest_pool_bytes = dest_max_pool_bytes = device.pool_bytes;
+    geometry = absl::StrCat(base::FormatBytes(device.pool_bytes), " on device DAX (align ",
+                            base::FormatBytes(device.device_dax_align), ")");
+  }
   if (config.json) {
     const nlohmann::json out = {{"pool", config.pool},
                                 {"dest", config.dest},
@@ -69,15 +85,14 @@ int Copy(const CopyConfig& config) {
                                 {"bytes", bytes},
                                 {"seconds", seconds},
                                 {"mb_per_s", mb_per_s},
-                                {"dest_pool_bytes", source.pool_bytes},
-                                {"dest_max_pool_bytes", source.max_pool_bytes}};
+                                {"dest_pool_bytes", dest_pool_bytes},
+                                {"dest_max_pool_bytes", dest_max_pool_bytes}};
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("copied %llu keys (%s of keys and values) from %s to %s in %.2f s (%.1f MB/s); %s, may grow to %s\n",
+  std::printf("copied %llu keys (%s of keys and values) from %s to %s in %.2f s (%.1f MB/s); %s\n",
               static_cast<unsigned long long>(keys), base::FormatBytes(bytes).c_str(), config.pool.c_str(),
-              config.dest.c_str(), seconds, mb_per_s, base::FormatBytes(source.pool_bytes).c_str(),
-              base::FormatBytes(source.max_pool_bytes).c_str());
+              config.dest.c_str(), seconds, mb_per_s, geometry.c_str());
   return 0;
 }
 

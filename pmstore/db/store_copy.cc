@@ -5,7 +5,9 @@
 // ordinary pool, made by the same create path as any other. What this file
 // adds is the naming: the destination is built under a temporary name,
 // closed (which makes it durable) and only then renamed into place, so its
-// name never shows a pool half copied.
+// name never shows a pool half copied. A device DAX device, which is the
+// pool and has no name to rename from, holds the copy hidden instead until
+// it is durable (its magic written last).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,10 +83,33 @@ absl::StatusOr<mode_t> StoreImpl::PermissionBits() {
   return st.st_mode & 0777;
 }
 
+absl::Status StoreImpl::SetDevicePoolVisible(bool visible) {
+  internal::TurnGuard turn(&write_mu_);
+  PMSTORE_RETURN_IF_ERROR(Writable());
+  return internal::SetDevicePoolVisible(*pool_, *persister_, visible);
+}
+
+absl::Status StoreImpl::CopyOntoDevice(Iterator& source, const std::string& device, const Options& create,
+                                       const CopyProgress& progress) {
+  // Refuses a device that holds a pool (error_if_exists), as a file that
+  // exists is refused.
+  PMSTORE_ASSIGN_OR_RETURN(std::unique_ptr<StoreImpl> dest,
+                           OpenWith(device, create, &internal::MakeMappingPersister, env_));
+  PMSTORE_RETURN_IF_ERROR(dest->SetDevicePoolVisible(false));
+  PMSTORE_RETURN_IF_ERROR(internal::WithPath(CopyEntries(source, *dest, progress), device));
+  PMSTORE_RETURN_IF_ERROR(dest->Sync());
+  PMSTORE_RETURN_IF_ERROR(dest->SetDevicePoolVisible(true));
+  return dest->Close();
+}
+
 absl::Status StoreImpl::CopyTo(const ReadOptions& options, const std::string& dest_path,
                                const CopyProgress& progress) {
   if (Forked()) return ForkedError();
-  PMSTORE_RETURN_IF_ERROR(RefuseExisting(env_, dest_path));
+  struct stat dest_st;
+  const int missing = env_->Stat(dest_path, &dest_st);
+  if (missing != 0 && missing != ENOENT) return base::ErrnoStatus(missing, "stat", dest_path);
+  const bool onto_device = missing == 0 && S_ISCHR(dest_st.st_mode);
+  if (!onto_device) PMSTORE_RETURN_IF_ERROR(RefuseExisting(env_, dest_path));
   // The iterator first: its snapshot (options.snapshot, or the one it
   // takes) is the state copied, fixed before the destination costs
   // anything.
@@ -106,6 +131,7 @@ absl::Status StoreImpl::CopyTo(const ReadOptions& options, const std::string& de
   // (less the umask, as any new pool): a copy of a 0600 pool must not be
   // readable by everyone.
   create.mode = source_mode;
+  if (onto_device) return CopyOntoDevice(*source, dest_path, create, progress);
   const std::string copying = CopyingPath(dest_path);
   PMSTORE_ASSIGN_OR_RETURN(std::unique_ptr<Store> dest,
                            OpenWith(copying, create, &internal::MakeMappingPersister, env_));

@@ -235,6 +235,11 @@ class StoreImpl final : public Store {
   // The pool file's permission bits (a device's too), which CopyTo gives
   // the copy.
   absl::StatusOr<mode_t> PermissionBits() ABSL_LOCKS_EXCLUDED(mu_);
+  // CopyTo onto a device DAX device: the pool is hidden
+  // (SetDevicePoolVisible) from its create until the copy is durable.
+  absl::Status CopyOntoDevice(Iterator& source, const std::string& device, const Options& create,
+                              const CopyProgress& progress);
+  absl::Status SetDevicePoolVisible(bool visible);
   // In a child forked after the open, every call fails (ForkedError) and
   // changes nothing: the mapping, the file's lock and the locks' states
   // are the parent's, which goes on using them (LMDB's rule: an

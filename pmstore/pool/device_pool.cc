@@ -96,6 +96,19 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenDevicePool(const std::string& path, co
   return pool;
 }
 
+absl::Status SetDevicePoolVisible(Pool& pool, Persister& persister, bool visible) {
+  if (pool.device_align == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(pool.path, ": only a pool on a device is hidden while filled"));
+  }
+  if (visible) {
+    std::memcpy(pool.base(), kMagic, sizeof(kMagic));
+  } else {
+    std::memset(pool.base(), 0, sizeof(kMagic));
+  }
+  PMSTORE_RETURN_IF_ERROR(WithPath(persister.Flush(pool.base(), sizeof(kMagic)), pool.path));
+  return WithPath(persister.Drain(), pool.path);
+}
+
 absl::Status DestroyPool(const std::string& path, PersisterFactory make_persister, env::Env* env) {
   struct stat st;
   const int missing = env->Stat(path, &st);

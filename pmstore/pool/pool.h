@@ -95,6 +95,13 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenDevicePool(const std::string& path, co
 // the device holds no pool.
 absl::Status DestroyPool(const std::string& path, PersisterFactory make_persister, env::Env* env);
 
+// A pool on a device being filled (a copy onto it) is hidden until it is
+// whole: its magic erased, durably, and written back, durably, once its
+// contents are durable. A crash in between leaves a device that holds no
+// pool, never one that holds part of a copy; the file's equivalent is the
+// temporary name a copy is renamed from. FailedPrecondition for a file.
+absl::Status SetDevicePoolVisible(Pool& pool, Persister& persister, bool visible);
+
 // Reads and checks the root line (after replay).
 absl::StatusOr<Root> ReadRoot(const Pool& pool);
 

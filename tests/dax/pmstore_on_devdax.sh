@@ -4,7 +4,8 @@
 # The device is the pool: create formats it (no --size), refuses a device
 # that holds a pool without --force, and maps it at the device's align
 # (stats: device_dax_align, cache_line granularity, every resident page on
-# a huge entry); put/get/list/del/dump/check work; destroy erases it. Then
+# a huge entry); put/get/list/del/dump/check work; destroy erases it; copy
+# fills it from a file pool, and a copy killed midway leaves no pool. Then
 # the model test, the kill tests and the full-device test (ResourceExhausted,
 # nothing lost) run on the device (PMSTORE_TEST_DEVICE).
 set -u
@@ -48,6 +49,50 @@ echo "$stats" | jq -e --argjson align "$align" '.device_dax_align == $align and 
 "$pm" destroy "$dev" >/dev/null && ok "destroy" || bad "destroy"
 "$pm" get "$dev" key1 2>"$out/err"; rc=$?
 [ "$rc" = 2 ] && grep -q "holds no pool" "$out/err" && ok "destroyed: no pool" || bad "after destroy: exit $rc"
+
+# copy onto the device: the copy equals its source, a device that holds a
+# pool is refused, and a copy killed midway leaves no pool (the device's
+# magic is written once the copy is durable), never part of one.
+source_pool() {  # source_pool PATH KEYS: a file pool of KEYS keys with 900 B values
+  { printf 'VERSION=3\nformat=print\ntype=btree\nHEADER=END\n'
+    awk -v n="$2" 'BEGIN { v = sprintf("%0900d", 0); for (i = 1; i <= n; i++) printf " key%06d\n %s\n", i, v }'
+    printf 'DATA=END\n'; } >"$out/in.txt"
+  "$pm" load "$1" --file "$out/in.txt" --size=16M >/dev/null
+}
+source_pool "$out/small" 2000 || bad "load the small source"
+"$pm" copy "$out/small" "$dev" >"$out/copy" 2>&1 && grep -q "on device DAX" "$out/copy" \
+  && ok "copy onto the device: $(cat "$out/copy")" || bad "copy onto the device: $(cat "$out/copy")"
+"$pm" dump "$out/small" | sed '1,/^HEADER=END$/d' >"$out/small.dump"  # the data lines
+"$pm" dump "$dev" | sed '1,/^HEADER=END$/d' >"$out/dev.dump"
+[ "$(grep -c '^ ' "$out/dev.dump")" = 4000 ] && cmp -s "$out/small.dump" "$out/dev.dump" \
+  && ok "the device holds its source's 2000 entries" || bad "the device's entries differ from its source's"
+"$pm" copy "$out/small" "$dev" 2>"$out/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "already holds a pool" "$out/err" && ok "copy onto a device that holds a pool refused" \
+  || bad "copy onto a device holding a pool: exit $rc, $(cat "$out/err")"
+"$pm" destroy "$dev" >/dev/null || bad "destroy before the killed copy"
+source_pool "$out/big" 150000 || bad "load the big source"
+"$pm" copy "$out/big" "$dev" 2>"$out/progress" >/dev/null &
+copier=$!
+for _ in $(seq 600); do grep -q "copied" "$out/progress" && break; sleep 0.1; done
+if grep -q "copied" "$out/progress" && kill -9 "$copier" 2>/dev/null; then
+  wait "$copier" 2>/dev/null
+  at=$(tr '\r\n' '  ' <"$out/progress")
+  if "$pm" get "$dev" key000001 >/dev/null 2>"$out/err"; then
+    # The copy may have ended between the progress line and the kill: then
+    # the pool must be whole.
+    keys=$("$pm" stats "$dev" --json | jq .keys)
+    [ "$keys" = 150000 ] && "$pm" check "$dev" >/dev/null && ok "a copy killed after it ended ($at) left it whole" \
+      || bad "a copy killed at '$at' left a pool of $keys keys"
+  else
+    grep -q "holds no pool" "$out/err" && ok "a copy killed at '$at' left no pool" \
+      || bad "after a copy killed at '$at': $(head -c 200 "$out/err")"
+  fi
+else
+  wait "$copier"
+  bad "the copy ended before it could be killed: make the source bigger"
+fi
+rm -f "$out/small" "$out/big" "$out/in.txt"
+"$pm" destroy "$dev" >/dev/null 2>&1  # the tests below begin on a device that holds no pool
 
 export PMSTORE_TEST_DEVICE=$dev
 "$model_test" --gtest_filter='*DeviceDax*' && ok "model test on $dev" || bad "model test on $dev"

@@ -248,7 +248,11 @@ class Store {
   // Values are copied as an iterator reads them, and the copy gets
   // checksums of its own: run CheckNow first when the source may be
   // damaged.
-  // Errors: AlreadyExists when `dest_path` exists (it is left untouched);
+  // `dest_path` may be a device DAX device that holds no pool: the copy
+  // fills it, hidden (its magic erased) until the copy is durable, so a
+  // crash midway leaves a device that holds no pool.
+  // Errors: AlreadyExists when `dest_path` exists, or is a device that
+  // holds a pool (it is left untouched);
   // ResourceExhausted when the file system is full; FailedPrecondition
   // after Close; DataLoss when the source is damaged; others as Open's
   // for the destination (a missing directory is NotFound).
