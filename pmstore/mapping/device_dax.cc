@@ -3,25 +3,13 @@
 #include <sys/sysmacros.h>
 
 #include <filesystem>
-#include <fstream>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "pmstore/base/kernel_file.h"
 
 namespace pmstore::mapping {
-namespace {
 
 namespace fs = std::filesystem;
-
-std::optional<uint64_t> ReadNumber(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  uint64_t value = 0;
-  if (!std::getline(in, line) || !absl::SimpleAtoi(line, &value)) return std::nullopt;
-  return value;
-}
-
-}  // namespace
 
 std::optional<DeviceDax> ReadDeviceDax(dev_t rdev) {
   std::error_code ec;
@@ -32,9 +20,9 @@ std::optional<DeviceDax> ReadDeviceDax(dev_t rdev) {
   DeviceDax device;
   device.name = real.filename();
   device.sysfs_path = real.string();
-  device.size = ReadNumber(real / "size").value_or(0);
+  device.size = base::ReadNumber(real / "size").value_or(0);
   // Kernels before the device's own align keep it on the region.
-  device.align = ReadNumber(real / "align").value_or(ReadNumber(real.parent_path() / "align").value_or(0));
+  device.align = base::ReadNumber(real / "align").value_or(base::ReadNumber(real.parent_path() / "align").value_or(0));
   return device;
 }
 
