@@ -49,8 +49,9 @@ class Env {
   // The type of the file system that holds the file or directory `path`,
   // as /proc/self/mountinfo names it ("ext4", "nfs4", "9p", "fuse.sshfs"):
   // the line of the mount whose id statx reports. Not statfs: a 9p mount
-  // reports its server's f_type there (ext4's, say). "" when the kernel
-  // reports no mount id (before Linux 5.8).
+  // reports its server's f_type there (ext4's, say). "" (unknown) when the
+  // kernel reports no mount id (before Linux 5.8) or /proc/self/mountinfo
+  // does not list it (no /proc); errors are statx's.
   virtual int FileSystemType(const std::string& path, std::string* type);
   // *done: bytes read (fewer than `count` at the end of the file).
   virtual int Pread(int fd, void* buf, size_t count, off_t offset, size_t* done);

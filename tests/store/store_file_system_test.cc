@@ -4,6 +4,11 @@
 // mount exists here, so an Env presents NFS's type
 // (support/fault_injection_env.h); the dax tests meet a real network file
 // system, the VM's 9p mount (tests/dax/pmstore_on_dax.sh).
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +95,31 @@ TEST(FileSystemTypeTest, NamesTheMountThatHoldsThePathAsMountinfoDoes) {
   ASSERT_EQ(env::Env::Default()->FileSystemType("/proc/self", &type), 0);
   EXPECT_EQ(type, "proc");
   EXPECT_EQ(env::Env::Default()->FileSystemType(dir.File("missing"), &type), ENOENT);
+}
+
+// Without /proc (a bare chroot or container) the type is unknown, and a
+// pool opens as before: the check refuses what it knows, nothing else. A
+// child in a mount namespace of its own hides /proc under a tmpfs.
+TEST(FileSystemTypeTest, WithoutProcTheTypeIsUnknownAndAPoolStillOpens) {
+  if (geteuid() != 0) GTEST_SKIP() << "hiding /proc takes a mount namespace (root)";
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("tmpfs", "/proc", "tmpfs", 0, nullptr) != 0) {
+      _exit(10);
+    }
+    std::string type = "?";
+    if (env::Env::Default()->FileSystemType(dir.path(), &type) != 0 || !type.empty()) _exit(11);
+    auto store = Store::Open(path, testing::SmallPool());
+    if (!store.ok() || !(*store)->Put("k", "v").ok() || !(*store)->Close().ok()) _exit(12);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no namespace; 11: a type without /proc; 12: the pool did not open";
 }
 
 }  // namespace
