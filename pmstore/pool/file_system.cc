@@ -14,8 +14,8 @@ namespace {
 // FUSE ones whose backing is always remote. Other FUSE file systems are
 // let be: their backing may be local (ntfs-3g).
 constexpr std::array<std::string_view, 15> kNetworkFileSystems{
-    "nfs",   "nfs4",  "cifs",   "smb3",          "smbfs",          "ceph",       "afs",        "coda",
-    "ncpfs", "9p",    "lustre", "fuse.sshfs",    "fuse.glusterfs", "fuse.s3fs",  "fuse.rclone",
+    "nfs",   "nfs4", "cifs",   "smb3",       "smbfs",          "ceph",      "afs",         "coda",
+    "ncpfs", "9p",   "lustre", "fuse.sshfs", "fuse.glusterfs", "fuse.s3fs", "fuse.rclone",
 };
 
 constexpr std::array<std::string_view, 3> kInMemoryFileSystems{"tmpfs", "hugetlbfs", "ramfs"};
@@ -34,7 +34,6 @@ absl::StatusOr<FileSystemFacts> ExamineFileSystem(env::Env* env, const std::stri
                                                   const std::string& pool_path) {
   std::string type;
   if (const int err = env::RetryInterrupted([&] { return env->FileSystemType(where, &type); }); err != 0) {
-    // statx's error, or (rarely) reading /proc/self/mountinfo's.
     const absl::Status failed = base::ErrnoStatus(err, "statx", where);
     return absl::Status(failed.code(), absl::StrCat(pool_path, ": ", failed.message()));
   }

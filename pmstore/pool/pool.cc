@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
