@@ -193,14 +193,20 @@ HPOOL=$DIR/held
 "$PMSTORE" create "$HPOOL" --size=16M >/dev/null
 big=$(head -c 4000 /dev/zero | tr '\0' a)
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "$PMSTORE" put "$HPOOL" "k$i" "$big"; done
-"$PMSTORE" dump "$HPOOL" | { while [ ! -e "$DIR/go" ]; do sleep 0.1; done; cat >/dev/null; } &
+"$PMSTORE" dump "$HPOOL" 2>"$DIR/dump-err" | { while [ ! -e "$DIR/go" ]; do sleep 0.1; done; cat >/dev/null; } &
+# Nothing that takes the pool's lock may run before the dump holds it: a
+# writable open first would refuse the dump. The kernel's lock table shows
+# the dump's read lock (an OFD lock on the pool file's inode).
+lock_id=$(printf '%02x:%02x:%s' $(stat -c '%Hd %Ld %i' "$HPOOL"))
 tries=0
-# (The probe deletes a missing key: it changes nothing when it gets in.)
-until "$PMSTORE" del "$HPOOL" absent 2>"$DIR/err"; [ $? = 2 ] && grep -q "open read-only" "$DIR/err"; do
+until grep -q "OFDLCK *ADVISORY *READ *-1 $lock_id " /proc/locks; do
   tries=$((tries + 1))
-  [ $tries -lt 100 ] || { echo "FAIL: the held dump never held the pool: $(cat "$DIR/err")"; failures=$((failures + 1)); break; }
+  [ $tries -lt 300 ] || { echo "FAIL: the held dump never locked the pool: $(cat "$DIR/dump-err")"; failures=$((failures + 1)); break; }
   sleep 0.1
 done
+# (The probe deletes a missing key: it would change nothing if it got in.)
+expect 2 "del beside a read-only open" -- "$PMSTORE" del "$HPOOL" absent
+stderr_has "del beside a read-only open names the reader" "open read-only"
 expect 0 "stats beside a read-only open" -- "$PMSTORE" stats "$HPOOL" --json
 jq -e '.read_only == true and .keys == 20' "$DIR/out" >/dev/null || { echo "FAIL: stats beside a reader: $(cat "$DIR/out")"; failures=$((failures + 1)); }
 touch "$DIR/go"
