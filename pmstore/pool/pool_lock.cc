@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/errno_status.h"
@@ -27,28 +29,42 @@ struct flock Range(short type, off_t start, off_t length) {
 }
 
 // Who holds the pool and how, for the refusal's message: "process 1234,
-// which has it open read-only".
-std::string Holder(env::Env* env, int fd) {
+// which has it open read-only". Empty when nobody holds it any more: the
+// holder closed it between the refused lock and this question.
+std::optional<std::string> Holder(env::Env* env, int fd) {
   struct flock how = Range(F_WRLCK, 0, 1);
-  const bool read_only = env->Lock(fd, F_OFD_GETLK, &how) == 0 && how.l_type == F_RDLCK;
-  const std::string mode = read_only ? "read-only" : "for writing";
+  std::string mode = "open";
+  if (env->Lock(fd, F_OFD_GETLK, &how) == 0) {
+    if (how.l_type == F_UNLCK) return std::nullopt;
+    mode = how.l_type == F_RDLCK ? "open read-only" : "open for writing";
+  }
   struct flock query = Range(F_WRLCK, kHolderPidBase, kMaxPid);
   if (env->Lock(fd, F_OFD_GETLK, &query) != 0 || query.l_type == F_UNLCK) {
-    return absl::StrCat("another process (which has not yet recorded its pid), which has it open ", mode);
+    return absl::StrCat("another process (which has not yet recorded its pid), which has it ", mode);
   }
   const pid_t pid = static_cast<pid_t>(query.l_start - kHolderPidBase);
-  if (pid == getpid()) return absl::StrCat("this process, which has it open ", mode, " (another open of it)");
-  return absl::StrCat("process ", pid, ", which has it open ", mode);
+  if (pid == getpid()) return absl::StrCat("this process, which has it ", mode, " (another open of it)");
+  return absl::StrCat("process ", pid, ", which has it ", mode);
 }
+
+// How many times the lock is asked for while, each time, its holder closes
+// the pool before it can be named. Bounded: processes that open and close
+// the pool in a tight loop must not keep this open spinning.
+constexpr int kTriesWhenTheHolderLeft = 3;
 
 }  // namespace
 
 absl::Status LockPool(env::Env* env, int fd, const std::string& path, LockKind kind) {
-  struct flock lock = Range(kind == LockKind::kShared ? F_RDLCK : F_WRLCK, 0, 1);
-  const int err = env->Lock(fd, F_OFD_SETLK, &lock);
-  if (err == EAGAIN || err == EACCES) {
+  const short type = kind == LockKind::kShared ? F_RDLCK : F_WRLCK;
+  int err = 0;
+  for (int tries = 1;; ++tries) {
+    struct flock lock = Range(type, 0, 1);
+    err = env->Lock(fd, F_OFD_SETLK, &lock);
+    if (err != EAGAIN && err != EACCES) break;
+    std::optional<std::string> holder = Holder(env, fd);
+    if (!holder.has_value() && tries < kTriesWhenTheHolderLeft) continue;
     return absl::FailedPreconditionError(
-        absl::StrCat(path, ": pool in use by ", Holder(env, fd),
+        absl::StrCat(path, ": pool in use by ", holder.value_or("other processes, which open and close it in turn"),
                      " (a pool open for writing is open nowhere else; read-only opens share it with each other: "
                      "close it there first)"));
   }

@@ -323,5 +323,47 @@ TEST_F(SyscallFaultTest, AFailingReservationOfAddressSpaceFailsTheOpenNamingIt) 
   EXPECT_EQ(names, (std::set<std::string>{"first"})) << "a create that failed leaves nothing";
 }
 
+
+// A lock refused by a holder that closes the pool before it can be named
+// (the kernel's lock table then shows nobody): the pool is free, and the
+// open takes it rather than blaming a process that is gone. Injected here
+// as EAGAIN from the lock while no process holds the pool.
+TEST_F(SyscallFaultTest, ALockRefusedByAHolderThatLeftIsAskedForAgain) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  auto created = StoreImpl::OpenWith(path, testing::SmallPool(), &internal::MakeMappingPersister, &env_);
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_TRUE((*created)->Close().ok());
+  env_.Reset();
+  auto traced = StoreImpl::OpenWith(path, Options(), &internal::MakeMappingPersister, &env_);
+  ASSERT_TRUE(traced.ok()) << traced.status();
+  ASSERT_TRUE((*traced)->Close().ok());
+  size_t lock = 0;
+  while (lock < env_.trace().size() && env_.trace()[lock].call != Call::kLock) ++lock;
+  ASSERT_LT(lock, env_.trace().size()) << "an open locks the pool";
+
+  env_.Reset();
+  env_.FailAt(lock, EAGAIN);
+  auto once = StoreImpl::OpenWith(path, Options(), &internal::MakeMappingPersister, &env_);
+  EXPECT_TRUE(once.ok()) << "a holder gone once: " << once.status();
+  ASSERT_GT(env_.trace().size(), lock + 2);
+  EXPECT_EQ(env_.trace()[lock + 1].call, Call::kLock) << "the holder is asked for";
+  EXPECT_EQ(env_.trace()[lock + 2].call, Call::kLock) << "and the lock again";
+  if (once.ok()) {
+    ASSERT_TRUE((*once)->Close().ok());
+  }
+
+  // Refused again and again, each time by a holder gone before it is
+  // named (the lock, the question, the lock, ...): the open gives up.
+  env_.Reset();
+  for (size_t i = 0; i < 3; ++i) env_.FailAt(lock + 2 * i, EAGAIN);
+  auto never = StoreImpl::OpenWith(path, Options(), &internal::MakeMappingPersister, &env_);
+  ASSERT_FALSE(never.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(never.status())) << never.status();
+  EXPECT_NE(never.status().message().find("in use by other processes, which open and close it in turn"),
+            std::string::npos)
+      << never.status();
+}
+
 }  // namespace
 }  // namespace pmstore
