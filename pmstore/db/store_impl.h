@@ -154,6 +154,11 @@ class StoreImpl final : public Store {
   // The last commit a read with `options` sees, for the pin of a value it
   // returns: the snapshot's, else the latest.
   uint64_t SeenSeq(const ReadOptions& options) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // With the writers' turn held, after `writes` were committed (or
+  // refused): releases the snapshots of the transactions among them that
+  // no iterator reads through, which would otherwise each take the turn
+  // again to do so (with two writing threads, a hand-over each).
+  void ReleaseTransactionSnapshots(const Ops* writes, size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // ScanBatch's walk as of `snapshot`: the index's records merged with
   // the overlays from it on, in key order (or its reverse) from `start`;
   // `take` gets each record until it returns false. DataLoss when a

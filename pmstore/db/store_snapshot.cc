@@ -3,6 +3,7 @@
 // reads that name one consult the overlays before the index.
 #include "absl/strings/str_cat.h"
 #include "pmstore/db/store_impl.h"
+#include "pmstore/db/transaction_impl.h"
 
 namespace pmstore {
 
@@ -47,6 +48,21 @@ void StoreImpl::ReleaseSnapshot(internal::SnapshotList::Handle handle, uint64_t 
   // Space the snapshot kept is reused from the next commit on, as for a
   // PinnedValue.
   pins_.Unpin(pin_id);
+}
+
+void StoreImpl::ReleaseTransactionSnapshots(const Ops* writes, size_t count) {
+  for (size_t w = 0; w < count; ++w) {
+    if (writes[w].transaction == nullptr) continue;
+    SnapshotImpl* snapshot = writes[w].transaction->SnapshotNoIteratorReads();
+    if (snapshot == nullptr || snapshot->store_ == nullptr) continue;
+    {
+      internal::ExclusiveGuard lock(&mu_);
+      snapshots_.Remove(snapshot->handle_);
+    }
+    pins_.Unpin(snapshot->pin_id_);
+    // Its destructor (when the transaction ends) finds nothing to release.
+    snapshot->store_ = nullptr;
+  }
 }
 
 absl::Status StoreImpl::CheckSnapshot(const ReadOptions& options) const {

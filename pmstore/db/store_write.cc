@@ -53,7 +53,9 @@ absl::Status StoreImpl::WriteOps(const WriteOptions& options, const Ops& write) 
   for (size_t i = 0; i < write.count; ++i) PMSTORE_RETURN_IF_ERROR(CheckKey(write.ops[i].key));
   if (options.sync && group_commits_) return WriteInGroup(write);
   internal::TurnGuard turn(&write_mu_);
-  return WriteTogether(options.sync, &write, 1);
+  const absl::Status status = WriteTogether(options.sync, &write, 1);
+  ReleaseTransactionSnapshots(&write, 1);
+  return status;
 }
 
 absl::Status StoreImpl::WriteInGroup(const Ops& ops) {
@@ -100,6 +102,7 @@ absl::Status StoreImpl::WriteInGroup(const Ops& ops) {
       // the others': the group wrote nothing, so each writes alone.
       for (Waiter* waiter : group) waiter->status = WriteTogether(true, &waiter->ops, 1);
     }
+    ReleaseTransactionSnapshots(writes.data(), writes.size());
   }
   queue.lock();
   commit_time_ = std::min<std::chrono::steady_clock::duration>(std::chrono::steady_clock::now() - start,

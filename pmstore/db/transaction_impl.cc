@@ -115,6 +115,7 @@ std::unique_ptr<Iterator> TransactionImpl::NewIterator(const IterateOptions& ran
   }
   // After the transaction ends, its iterators go on reading what it saw;
   // the keys they land on no longer matter.
+  made_iterator_ = true;
   return std::make_unique<OverlaidIterator>(store_->NewIterator(read_options_, range), snapshot_, std::move(staged),
                                             [this](std::string_view key) {
                                               if (!ended_) read_.emplace(key);
@@ -139,6 +140,10 @@ void TransactionImpl::End() {
   staged_.clear();
   read_.clear();
   snapshot_.reset();  // releases the space it kept
+}
+
+SnapshotImpl* TransactionImpl::SnapshotNoIteratorReads() const {
+  return made_iterator_ ? nullptr : static_cast<SnapshotImpl*>(snapshot_.get());
 }
 
 absl::Status TransactionImpl::Validate(const internal::SnapshotList& snapshots) const {

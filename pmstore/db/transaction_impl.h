@@ -15,6 +15,7 @@
 
 namespace pmstore {
 
+class SnapshotImpl;
 class StoreImpl;
 
 class TransactionImpl final : public Transaction {
@@ -41,6 +42,10 @@ class TransactionImpl final : public Transaction {
   // transaction read or writes.
   absl::Status Validate(const internal::SnapshotList& snapshots) const;
   const Staged& staged() const { return staged_; }
+  // The snapshot, for the store to release within its commit's turn (a
+  // turn saved), or nullptr when an iterator of this transaction shares
+  // it: an iterator may outlive the commit and read through it.
+  SnapshotImpl* SnapshotNoIteratorReads() const;
 
  protected:
   WriteOptions DefaultWrite() const override { return WriteOptions{default_sync_}; }
@@ -60,6 +65,7 @@ class TransactionImpl final : public Transaction {
   const bool default_sync_;
   Staged staged_;
   absl::flat_hash_set<std::string> read_;  // keys read from the snapshot
+  bool made_iterator_ = false;
   bool ended_ = false;
 };
 
