@@ -6,6 +6,7 @@
 # Usage: copy_test.sh PATH/TO/pmstore
 set -u
 PMSTORE=$1
+. "$(dirname "$0")/../support/pool_lock.sh"
 DIR=$(mktemp -d /var/tmp/pmstore-copy-XXXXXX)  # ext4 here: a real file system with fsync
 holder=""
 trap '[ -n "$holder" ] && kill "$holder" 2>/dev/null; rm -rf "$DIR"' EXIT
@@ -73,17 +74,12 @@ mkfifo "$DIR/fifo"
 holder=$!
 exec 3>"$DIR/fifo"
 printf 'VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n' >&3
-held=""
-for _ in $(seq 100); do
-  "$PMSTORE" copy "$DIR/pool" "$DIR/c4" >"$DIR/out" 2>"$DIR/err"
-  if grep -q "pool in use by process $holder, which has it open for writing (a pool open for writing is open nowhere else" "$DIR/err"; then
-    held=yes
-    break
-  fi
-  rm -f "$DIR/c4"
-  sleep 0.1
-done
-[ -n "$held" ] || fail "copy of a pool held by process $holder: $(cat "$DIR/err")"
+# The load opens the pool once it has read the header; a copy before that
+# would take the pool and refuse the load.
+wait_for_pool_lock "$DIR/pool" WRITE || fail "the load never locked the pool"
+"$PMSTORE" copy "$DIR/pool" "$DIR/c4" >"$DIR/out" 2>"$DIR/err"
+grep -q "pool in use by process $holder, which has it open for writing (a pool open for writing is open nowhere else" "$DIR/err" ||
+  fail "copy of a pool held by process $holder: $(cat "$DIR/err")"
 printf 'DATA=END\n' >&3
 exec 3>&-
 wait "$holder" || fail "the holding load failed"

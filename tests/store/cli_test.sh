@@ -5,6 +5,7 @@
 set -u
 PMSTORE=$1
 SHIM=$2
+. "$(dirname "$0")/../support/pool_lock.sh"
 DIR=$(mktemp -d /dev/shm/pmstore-cli-XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 POOL=$DIR/pool
@@ -194,16 +195,8 @@ HPOOL=$DIR/held
 big=$(head -c 4000 /dev/zero | tr '\0' a)
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "$PMSTORE" put "$HPOOL" "k$i" "$big"; done
 "$PMSTORE" dump "$HPOOL" 2>"$DIR/dump-err" | { while [ ! -e "$DIR/go" ]; do sleep 0.1; done; cat >/dev/null; } &
-# Nothing that takes the pool's lock may run before the dump holds it: a
-# writable open first would refuse the dump. The kernel's lock table shows
-# the dump's read lock (an OFD lock on the pool file's inode).
-lock_id=$(printf '%02x:%02x:%s' $(stat -c '%Hd %Ld %i' "$HPOOL"))
-tries=0
-until grep -q "OFDLCK *ADVISORY *READ *-1 $lock_id " /proc/locks; do
-  tries=$((tries + 1))
-  [ $tries -lt 300 ] || { echo "FAIL: the held dump never locked the pool: $(cat "$DIR/dump-err")"; failures=$((failures + 1)); break; }
-  sleep 0.1
-done
+wait_for_pool_lock "$HPOOL" READ ||
+  { echo "FAIL: the held dump never locked the pool: $(cat "$DIR/dump-err")"; failures=$((failures + 1)); }
 # (The probe deletes a missing key: it would change nothing if it got in.)
 expect 2 "del beside a read-only open" -- "$PMSTORE" del "$HPOOL" absent
 stderr_has "del beside a read-only open names the reader" "open read-only"
