@@ -94,10 +94,10 @@ check "pmd map_sync: 16 NEEDDSYNC, no FALLBACK" "$out/pmd_sync.json" "$m.dax_tra
 # program started to read it (awk) has page tables of its own, as many as
 # the mapping's 32 kB, and once made the two readings equal. The kernel
 # keeps the figure per CPU and folds it in now and then, so it is folded
-# first (stat_refresh, as faultbench does for its own readings): unfolded,
-# it may still count the page tables just freed: a boot that failed read
+# first (stat_refresh, as faultbench does for its own readings). Unfolded,
+# it may still count the page tables just freed (a failing boot read
 # 248 kB after against 256 kB while mapped; folded, four boots of the xfs
-# check read 148-156 kB after against 256-268 kB.
+# check read 148-156 kB after against 256-268 kB).
 fbrun "$out/pte.json" --name=pte --size=16M --rw=write --mapping=pte --fresh-file
 { echo 1 >/proc/sys/vm/stat_refresh; } 2>/dev/null || true
 after_kb=
