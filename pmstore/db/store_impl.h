@@ -159,6 +159,9 @@ class StoreImpl final : public Store {
   // no iterator reads through, which would otherwise each take the turn
   // again to do so (with two writing threads, a hand-over each).
   void ReleaseTransactionSnapshots(const Ops* writes, size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // What both releases do with the turn held: the snapshot leaves the
+  // overlays and its pin goes.
+  void ForgetSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // ScanBatch's walk as of `snapshot`: the index's records merged with
   // the overlays from it on, in key order (or its reverse) from `start`;
   // `take` gets each record until it returns false. DataLoss when a

@@ -41,6 +41,10 @@ void StoreImpl::ForgetSnapshotsInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 void StoreImpl::ReleaseSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id) {
   if (Forked()) return;  // the parent's to release
   internal::TurnGuard turn(&write_mu_);
+  ForgetSnapshot(handle, pin_id);
+}
+
+void StoreImpl::ForgetSnapshot(internal::SnapshotList::Handle handle, uint64_t pin_id) {
   {
     internal::ExclusiveGuard lock(&mu_);
     snapshots_.Remove(handle);
@@ -55,11 +59,7 @@ void StoreImpl::ReleaseTransactionSnapshots(const Ops* writes, size_t count) {
     if (writes[w].transaction == nullptr) continue;
     SnapshotImpl* snapshot = writes[w].transaction->SnapshotNoIteratorReads();
     if (snapshot == nullptr || snapshot->store_ == nullptr) continue;
-    {
-      internal::ExclusiveGuard lock(&mu_);
-      snapshots_.Remove(snapshot->handle_);
-    }
-    pins_.Unpin(snapshot->pin_id_);
+    ForgetSnapshot(snapshot->handle_, snapshot->pin_id_);
     // Its destructor (when the transaction ends) finds nothing to release.
     snapshot->store_ = nullptr;
   }

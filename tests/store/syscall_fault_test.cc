@@ -323,7 +323,6 @@ TEST_F(SyscallFaultTest, AFailingReservationOfAddressSpaceFailsTheOpenNamingIt) 
   EXPECT_EQ(names, (std::set<std::string>{"first"})) << "a create that failed leaves nothing";
 }
 
-
 // A lock refused by a holder that closes the pool before it can be named
 // (the kernel's lock table then shows nobody): the pool is free, and the
 // open takes it rather than blaming a process that is gone. Injected here
