@@ -75,6 +75,9 @@ struct pmstore_stats_t {
 struct pmstore_checkreport_t {
   pmstore::CheckReport rep;
 };
+struct pmstore_readers_t {
+  std::vector<pmstore::ReaderInfo> rep;
+};
 
 namespace {
 
@@ -640,6 +643,36 @@ uint64_t pmstore_checkreport_bytes_verified(const pmstore_checkreport_t* report)
 size_t pmstore_checkreport_problem_count(const pmstore_checkreport_t* report) { return report->rep.problems.size(); }
 const char* pmstore_checkreport_problem(const pmstore_checkreport_t* report, size_t index) {
   return index < report->rep.problems.size() ? report->rep.problems[index].c_str() : nullptr;
+}
+
+pmstore_code_t pmstore_readers(const char* path, pmstore_readers_t** readers, char** errmsg) {
+  if (path == nullptr) return BadArgument("pmstore_readers", "path is NULL", errmsg);
+  if (readers == nullptr) return BadArgument("pmstore_readers", "readers (the output) is NULL", errmsg);
+  auto result = pmstore::Store::Readers(path);
+  if (!result.ok()) return Report(result.status(), errmsg);
+  *readers = new pmstore_readers_t{std::move(*result)};
+  return PMSTORE_OK;
+}
+
+void pmstore_readers_destroy(pmstore_readers_t* readers) { delete readers; }
+size_t pmstore_readers_count(const pmstore_readers_t* readers) { return readers->rep.size(); }
+uint32_t pmstore_readers_slot(const pmstore_readers_t* readers, size_t index) { return readers->rep[index].slot; }
+int64_t pmstore_readers_pid(const pmstore_readers_t* readers, size_t index) { return readers->rep[index].pid; }
+bool pmstore_readers_writable(const pmstore_readers_t* readers, size_t index) {
+  return readers->rep[index].writable;
+}
+bool pmstore_readers_stale(const pmstore_readers_t* readers, size_t index) { return readers->rep[index].stale; }
+int64_t pmstore_readers_opened_unix_ns(const pmstore_readers_t* readers, size_t index) {
+  return readers->rep[index].opened_unix_ns;
+}
+
+pmstore_code_t pmstore_clear_stale_readers(const char* path, int* cleared, char** errmsg) {
+  if (path == nullptr) return BadArgument("pmstore_clear_stale_readers", "path is NULL", errmsg);
+  if (cleared == nullptr) return BadArgument("pmstore_clear_stale_readers", "cleared (the output) is NULL", errmsg);
+  auto result = pmstore::Store::ClearStaleReaders(path);
+  if (!result.ok()) return Report(result.status(), errmsg);
+  *cleared = *result;
+  return PMSTORE_OK;
 }
 
 }  // extern "C"

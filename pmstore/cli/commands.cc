@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -256,6 +257,47 @@ int PrintStats(const std::string& pool, bool json) {
     std::printf("pmd mapped      %.1f%% of resident pages (%s)\n", s.pmd_mapped_share * 100, s.pmd_verify_method.c_str());
   } else {
     std::printf("pmd mapped      unknown (%s)\n", s.pmd_verify_method.c_str());
+  }
+  return 0;
+}
+
+int Readers(const std::string& pool, bool clear_stale, bool json) {
+  int cleared = 0;
+  if (clear_stale) {
+    auto count = Store::ClearStaleReaders(pool);
+    if (!count.ok()) return Fail(count.status());
+    cleared = *count;
+  }
+  auto readers = Store::Readers(pool);
+  if (!readers.ok()) return Fail(readers.status());
+  if (json) {
+    nlohmann::json out = {{"path", pool}, {"readers", nlohmann::json::array()}};
+    if (clear_stale) out["cleared"] = cleared;
+    for (const ReaderInfo& r : *readers) {
+      out["readers"].push_back({{"slot", r.slot},
+                                {"pid", r.pid},
+                                {"writable", r.writable},
+                                {"stale", r.stale},
+                                {"opened_unix_ns", r.opened_unix_ns}});
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  if (clear_stale) std::printf("cleared %d stale slot%s\n", cleared, cleared == 1 ? "" : "s");
+  if (readers->empty()) {
+    std::printf("%s: no process has the pool open\n", pool.c_str());
+    return 0;
+  }
+  std::printf("%5s  %8s  %-9s  %-20s\n", "slot", "pid", "mode", "opened (UTC)");
+  for (const ReaderInfo& r : *readers) {
+    const time_t seconds = static_cast<time_t>(r.opened_unix_ns / 1000000000);
+    struct tm utc;
+    gmtime_r(&seconds, &utc);
+    char opened[32];
+    std::strftime(opened, sizeof(opened), "%Y-%m-%dT%H:%M:%SZ", &utc);
+    std::printf("%5u  %8lld  %-9s  %-20s%s\n", r.slot, static_cast<long long>(r.pid),
+                r.writable ? "writable" : "read-only", opened,
+                r.stale ? "  stale: the process died with the pool open (--clear-stale frees it)" : "");
   }
   return 0;
 }

@@ -55,6 +55,10 @@ struct ListConfig {
 int List(const ListConfig& config);
 
 int PrintStats(const std::string& pool, bool json);
+
+// The pool's reader table (Store::Readers), after freeing its stale slots
+// when `clear_stale` (Store::ClearStaleReaders).
+int Readers(const std::string& pool, bool clear_stale, bool json);
 int Check(const std::string& pool);
 
 // mdb_dump's text format (mdb_text.h) out of a pool and into one.

@@ -31,7 +31,8 @@ ABSL_FLAG(uint64_t, limit, 0, "list: at most this many keys (0: all)");
 ABSL_FLAG(bool, reverse, false,
           "list: descending key order (with --limit: the last N keys); bench: seekrandom seeks for the last key <= a "
           "random one and reads back from there");
-ABSL_FLAG(bool, json, false, "stats, copy: print JSON");
+ABSL_FLAG(bool, json, false, "stats, copy, readers: print JSON");
+ABSL_FLAG(bool, clear_stale, false, "readers: first free the slots of processes that died with the pool open");
 ABSL_FLAG(bool, force, false, "create: destroy the pool already at POOL (a file or a device DAX device) first");
 ABSL_FLAG(bool, progress, true, "copy: a progress line a second on stderr (--noprogress: none)");
 // --- bench: db_bench's names -------------------------------------------------
@@ -148,6 +149,18 @@ const std::vector<Subcommand>& Subcommands() {
        "Example:\n  pmstore copy /mnt/pmem0/pool /backup/pool-$(date +%F)\n\n"
        "Exit status: 0 copied, 2 error (DEST exists, POOL missing or in use, no space).",
        {"json", "progress"}},
+      {"readers", "readers POOL [--clear-stale] [--json]", "List the processes that have POOL open (mdb_stat -r).",
+       "Every open of a pool, in any process, holds a slot in the pool's reader table,\n"
+       "a small file in /dev/shm. This reads that table, never the pool, so it\n"
+       "answers while a service holds the pool open for writing. Each line gives the\n"
+       "slot, the pid, whether that open may write, and when it opened the pool. A slot\n"
+       "marked stale belongs to a process that died with the pool open; --clear-stale\n"
+       "frees those first (mdb_reader_check; it needs write permission on the table,\n"
+       "which has the pool file's permission bits). Opens that could not reach\n"
+       "/dev/shm are not listed.\n\n"
+       "Example:\n  pmstore readers /mnt/pmem0/pool --clear-stale\n\n"
+       "Exit status: 0, 2 error (POOL missing, a table of another pmstore version).",
+       {"clear_stale", "json"}},
       {"bench", "bench POOL [--benchmarks=...] [--num=N] [--compare=lmdb] [flags]",
        "db_bench's workloads on POOL (created when missing), optionally against LMDB.",
        "Benchmarks run in the order given; fillseq and fillrandom start from an empty\n"
@@ -275,6 +288,10 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   }
   if (command == "stats") return need(1, 1) ? cli::PrintStats(args[0], absl::GetFlag(FLAGS_json)) : Usage(usage);
   if (command == "check") return need(1, 1) ? cli::Check(args[0]) : Usage(usage);
+  if (command == "readers") {
+    return need(1, 1) ? cli::Readers(args[0], absl::GetFlag(FLAGS_clear_stale), absl::GetFlag(FLAGS_json))
+                      : Usage(usage);
+  }
   if (command == "dump") {
     if (!need(1, 1)) return Usage(usage);
     return cli::Dump({args[0], absl::GetFlag(FLAGS_print), absl::GetFlag(FLAGS_file)});

@@ -57,6 +57,13 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
     store->closed_ = true;  // nothing of it is to be persisted at destruction
     return recovered;
   }
+  // Listed in the pool's reader table, where the lock region can be
+  // reached: the table only tells other processes who has the pool open,
+  // which no open needs to go on (doc/STORE.md, "Who has a pool open").
+  // The operating system itself, not `env`: a test's injected failures are
+  // meant for the pool file.
+  auto slot = internal::ReaderSlot::Attach(env::Env::Default(), store->pool_->file->fd(), !options.read_only);
+  if (slot.ok()) store->reader_slot_ = std::move(*slot);
   return store;
 }
 
@@ -127,6 +134,7 @@ absl::Status StoreImpl::Close() {
   // No reader gets past the gate any more: unmap, and unlock the file.
   persister_.reset();
   pool_.reset();
+  reader_slot_.reset();
   close_status_ = status;
   return status;
 }

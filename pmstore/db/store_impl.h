@@ -41,6 +41,7 @@
 #include "pmstore/persist/persist_site.h"
 #include "pmstore/db/pin_registry.h"
 #include "pmstore/pool/pool.h"
+#include "pmstore/share/lock_region.h"
 #include "pmstore/format/record.h"
 #include "pmstore/format/redo_log.h"
 #include "pmstore/db/reader_gate.h"
@@ -261,6 +262,9 @@ class StoreImpl final : public Store {
   env::Env* const env_;
   const uint64_t fork_generation_ = env::CountForks();  // at the open
   std::unique_ptr<internal::Pool> pool_;  // released by Close
+  // This open's slot in the pool's reader table (pmstore readers); null
+  // when the lock region could not be reached. Released by Close.
+  std::unique_ptr<internal::ReaderSlot> reader_slot_;
   std::unique_ptr<internal::Persister> persister_;
   const bool default_sync_;
   char* const base_;

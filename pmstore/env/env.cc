@@ -38,6 +38,8 @@ int Env::Lstat(const std::string& path, struct stat* st) { return ErrnoOf(lstat(
 
 int Env::Fstat(int fd, struct stat* st) { return ErrnoOf(fstat(fd, st) != 0); }
 
+int Env::Fchmod(int fd, mode_t mode) { return ErrnoOf(fchmod(fd, mode) != 0); }
+
 int Env::FileSystemType(const std::string& path, std::string* type) {
   type->clear();
   struct statx stx {};

@@ -46,6 +46,7 @@ class Env {
   virtual int Stat(const std::string& path, struct stat* st);
   virtual int Lstat(const std::string& path, struct stat* st);
   virtual int Fstat(int fd, struct stat* st);
+  virtual int Fchmod(int fd, mode_t mode);
   // The type of the file system that holds the file or directory `path`,
   // as /proc/self/mountinfo names it ("ext4", "nfs4", "9p", "fuse.sshfs"):
   // the line of the mount whose id statx reports. Not statfs: a 9p mount

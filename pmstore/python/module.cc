@@ -512,5 +512,42 @@ PYBIND11_MODULE(pmstore, m) {
       "Removes the pool at `path` (RocksDB's DestroyDB): a pool file is unlinked, a device DAX device's "
       "superblock erased. Raises FailedPreconditionError when the pool is open anywhere, InvalidArgumentError "
       "when `path` is not a pool, NotFoundError when nothing is there.");
+  m.def(
+      "readers",
+      [](py::object path) {
+        const std::string fs_path = FsPath(path);
+        absl::StatusOr<std::vector<pmstore::ReaderInfo>> readers;
+        {
+          py::gil_scoped_release release;
+          readers = pmstore::Store::Readers(fs_path);
+        }
+        ThrowIfError(readers.status());
+        py::list out;
+        for (const pmstore::ReaderInfo& r : *readers) {
+          out.append(py::dict("slot"_a = r.slot, "pid"_a = r.pid, "writable"_a = r.writable, "stale"_a = r.stale,
+                              "opened_unix_ns"_a = r.opened_unix_ns));
+        }
+        return out;
+      },
+      "path"_a,
+      "The reader table of the pool at `path` (LMDB's mdb_reader_list): a list of dicts, one per open of the "
+      "pool by any process ('slot', 'pid', 'writable', 'stale', 'opened_unix_ns'); 'stale' marks a process that "
+      "died with the pool open. Reads the table, never the pool, so it answers while another process holds the "
+      "pool for writing. Empty when no process has it open.");
+  m.def(
+      "clear_stale_readers",
+      [](py::object path) {
+        const std::string fs_path = FsPath(path);
+        absl::StatusOr<int> cleared;
+        {
+          py::gil_scoped_release release;
+          cleared = pmstore::Store::ClearStaleReaders(fs_path);
+        }
+        ThrowIfError(cleared.status());
+        return *cleared;
+      },
+      "path"_a,
+      "Frees the slots of processes that died with the pool at `path` open (LMDB's mdb_reader_check) and "
+      "returns how many. Raises PermissionDeniedError when this user may not write the table.");
 }
 

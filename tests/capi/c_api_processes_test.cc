@@ -4,7 +4,10 @@
 // opens; a new pool gets the permissions asked for
 // (pmstore_options_set_mode); a store used in a forked child fails with
 // PMSTORE_FAILED_PRECONDITION there and the parent goes on; pmstore_destroy
-// removes a pool no process has open.
+// removes a pool no process has open; pmstore_readers lists the opens of
+// every process, a killed one's as stale, which
+// pmstore_clear_stale_readers frees.
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -127,6 +130,61 @@ TEST_F(CApiProcessesTest, DestroyRemovesAClosedPoolAndRefusesAnOpenOne) {
   EXPECT_EQ(pmstore_destroy("/dev/null", not_dax.out()), PMSTORE_INVALID_ARGUMENT);
   EXPECT_NE(not_dax.str().find("not device DAX"), std::string::npos) << not_dax.str();
   EXPECT_EQ(pmstore_destroy(nullptr, nullptr), PMSTORE_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiProcessesTest, ReadersListsEveryProcessAndClearsAKilledOnesSlot) {
+  MakePool();
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(ready[0]);
+    pmstore_options_set_read_only(options_, true);
+    pmstore_t* db = nullptr;
+    const char opened = pmstore_open(options_, path_.c_str(), &db, nullptr) == PMSTORE_OK ? 'y' : 'n';
+    if (write(ready[1], &opened, 1) != 1) _exit(1);
+    pause();  // until killed, the pool open
+    _exit(0);
+  }
+  close(ready[1]);
+  char opened = 0;
+  ASSERT_EQ(read(ready[0], &opened, 1), 1);
+  close(ready[0]);
+  ASSERT_EQ(opened, 'y');
+
+  pmstore_readers_t* readers = nullptr;
+  ErrMsg err;
+  ASSERT_EQ(pmstore_readers(path_.c_str(), &readers, err.out()), PMSTORE_OK) << err.str();
+  ASSERT_EQ(pmstore_readers_count(readers), 1u);
+  EXPECT_EQ(pmstore_readers_pid(readers, 0), child);
+  EXPECT_FALSE(pmstore_readers_writable(readers, 0));
+  EXPECT_FALSE(pmstore_readers_stale(readers, 0));
+  EXPECT_GT(pmstore_readers_opened_unix_ns(readers, 0), 0);
+  const uint32_t slot = pmstore_readers_slot(readers, 0);
+  pmstore_readers_destroy(readers);
+
+  kill(child, SIGKILL);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  ASSERT_EQ(pmstore_readers(path_.c_str(), &readers, err.out()), PMSTORE_OK) << err.str();
+  ASSERT_EQ(pmstore_readers_count(readers), 1u);
+  EXPECT_EQ(pmstore_readers_slot(readers, 0), slot);
+  EXPECT_TRUE(pmstore_readers_stale(readers, 0));
+  pmstore_readers_destroy(readers);
+
+  int cleared = -1;
+  ASSERT_EQ(pmstore_clear_stale_readers(path_.c_str(), &cleared, err.out()), PMSTORE_OK) << err.str();
+  EXPECT_EQ(cleared, 1);
+  ASSERT_EQ(pmstore_readers(path_.c_str(), &readers, err.out()), PMSTORE_OK) << err.str();
+  EXPECT_EQ(pmstore_readers_count(readers), 0u);
+  pmstore_readers_destroy(readers);
+
+  EXPECT_EQ(pmstore_readers(dir_.File("missing").c_str(), &readers, nullptr), PMSTORE_NOT_FOUND);
+  EXPECT_EQ(pmstore_readers("/dev/null", &readers, nullptr), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(pmstore_readers(nullptr, &readers, nullptr), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(pmstore_readers(path_.c_str(), nullptr, nullptr), PMSTORE_INVALID_ARGUMENT);
+  EXPECT_EQ(pmstore_clear_stale_readers(path_.c_str(), nullptr, nullptr), PMSTORE_INVALID_ARGUMENT);
+  pmstore_readers_destroy(nullptr);
 }
 
 }  // namespace

@@ -205,6 +205,37 @@ jq -e '.read_only == true and .keys == 20' "$DIR/out" >/dev/null || { echo "FAIL
 touch "$DIR/go"
 wait
 
+# The reader table: a process holding the pool (a dump held up by a full
+# FIFO) is listed, read-only; killed, it is listed as stale until
+# --clear-stale frees its slot. The slot is taken just after the pool's
+# lock, so the listing is polled for.
+mkfifo "$DIR/fifo"
+"$PMSTORE" dump "$HPOOL" >"$DIR/fifo" 2>"$DIR/dump-err" &
+dump_pid=$!
+exec 3<"$DIR/fifo"
+listed=no
+for _ in $(seq 300); do
+  "$PMSTORE" readers "$HPOOL" --json >"$DIR/out" 2>"$DIR/err" &&
+    jq -e '.readers | length == 1' "$DIR/out" >/dev/null && { listed=yes; break; }
+  sleep 0.1
+done
+[ "$listed" = yes ] || { echo "FAIL: the held dump was never listed: $(cat "$DIR/out" "$DIR/err" "$DIR/dump-err")"; failures=$((failures + 1)); }
+jq -e --argjson pid "$dump_pid" '.readers[0] | .pid == $pid and .writable == false and .stale == false' "$DIR/out" >/dev/null ||
+  { echo "FAIL: readers beside a held dump: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "readers as a user who may only read" -- nobody "$PMSTORE" readers "$HPOOL"
+grep -q "read-only" "$DIR/out" || { echo "FAIL: readers as nobody: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+kill -9 "$dump_pid"
+wait "$dump_pid" 2>/dev/null
+exec 3<&-
+expect 0 "readers after the holder was killed" -- "$PMSTORE" readers "$HPOOL"
+grep -q "stale" "$DIR/out" || { echo "FAIL: a killed holder is not stale: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 2 "clearing needs write permission on the table" -- nobody "$PMSTORE" readers "$HPOOL" --clear-stale
+stderr_has "clearing as nobody says why" "write permission"
+expect 0 "readers --clear-stale" -- "$PMSTORE" readers "$HPOOL" --clear-stale --json
+jq -e '.cleared == 1 and (.readers | length) == 0' "$DIR/out" >/dev/null ||
+  { echo "FAIL: --clear-stale: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 2 "readers of what is not a pool" -- "$PMSTORE" readers "$DIR/fifo"
+
 # A device that fails writes (the preloaded shim makes msync or fdatasync
 # fail with EIO): exit 2, one line naming the pool and the call, never a
 # signal; what was acknowledged before stays, the pool stays clean.

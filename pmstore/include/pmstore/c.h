@@ -136,6 +136,7 @@ typedef struct pmstore_transaction_t pmstore_transaction_t;
 typedef struct pmstore_pinnedvalue_t pmstore_pinnedvalue_t;
 typedef struct pmstore_stats_t pmstore_stats_t;
 typedef struct pmstore_checkreport_t pmstore_checkreport_t;
+typedef struct pmstore_readers_t pmstore_readers_t;
 
 /* Smallest unit that reaches persistence without a system call, weakest
  * last (see pmstore/options.h). */
@@ -490,6 +491,33 @@ uint64_t pmstore_checkreport_bytes_verified(const pmstore_checkreport_t* report)
 size_t pmstore_checkreport_problem_count(const pmstore_checkreport_t* report);
 /* One line each; NULL past the end. Valid while `report` lives. */
 const char* pmstore_checkreport_problem(const pmstore_checkreport_t* report, size_t index);
+
+/* ---- Who has a pool open ------------------------------------------------ */
+
+/* The reader table of the pool at `path` (Store::Readers; LMDB's
+ * mdb_reader_list): one entry per open of the pool by any process, in slot
+ * order, those of processes that died with it open marked stale. Reads
+ * the table only, never the pool, so it answers while another process
+ * holds the pool for writing. Empty when no process has it open.
+ * PMSTORE_NOT_FOUND when nothing is at `path`; PMSTORE_INVALID_ARGUMENT
+ * for a directory or a file that holds no pool. */
+pmstore_code_t pmstore_readers(const char* path, pmstore_readers_t** readers, char** errmsg);
+void pmstore_readers_destroy(pmstore_readers_t* readers);
+size_t pmstore_readers_count(const pmstore_readers_t* readers);
+/* The entry `index` (below the count): its slot, pid, whether it may
+ * write, whether its process is gone, and when it opened the pool
+ * (CLOCK_REALTIME nanoseconds). */
+uint32_t pmstore_readers_slot(const pmstore_readers_t* readers, size_t index);
+int64_t pmstore_readers_pid(const pmstore_readers_t* readers, size_t index);
+bool pmstore_readers_writable(const pmstore_readers_t* readers, size_t index);
+bool pmstore_readers_stale(const pmstore_readers_t* readers, size_t index);
+int64_t pmstore_readers_opened_unix_ns(const pmstore_readers_t* readers, size_t index);
+
+/* Frees the stale slots of the pool at `path` (Store::ClearStaleReaders;
+ * LMDB's mdb_reader_check); *cleared: how many. PMSTORE_PERMISSION_DENIED
+ * when this user may not write the table (it has the pool file's
+ * permission bits). */
+pmstore_code_t pmstore_clear_stale_readers(const char* path, int* cleared, char** errmsg);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -100,6 +100,17 @@ namespace pmstore {
 
 inline constexpr size_t kMaxKeySize = 64 * 1024;
 
+// One open of a pool, as the pool's reader table lists it (Store::Readers;
+// LMDB's mdb_reader_list). Every open of the pool by any process holds a
+// slot until it closes.
+struct ReaderInfo {
+  uint32_t slot = 0;
+  int64_t pid = 0;
+  bool writable = false;       // opened for writing; else read-only
+  bool stale = false;          // its process is gone without closing the pool
+  int64_t opened_unix_ns = 0;  // when it opened the pool (CLOCK_REALTIME)
+};
+
 // What Store::Check found. clean() is true when problems is empty.
 struct CheckReport {
   uint64_t keys = 0;
@@ -139,6 +150,22 @@ class Store {
   // place before the check. A status that is not OK means the pool could
   // not be examined at all (missing, not a pool, in use).
   static absl::StatusOr<CheckReport> Check(const std::string& path);
+
+  // The reader table of the pool at `path`: one entry per open of it by
+  // any process, in slot order, with the slots of processes that died
+  // without closing it marked stale. Reads the table only, never the pool,
+  // so it answers while other processes hold the pool, and needs read
+  // permission alone. Empty when no process has the pool open. NotFound
+  // when nothing is at `path`; InvalidArgument for a directory. An open
+  // that could not reach the table (no /dev/shm, no permission to write
+  // the table) is not listed; doc/STORE.md says when.
+  static absl::StatusOr<std::vector<ReaderInfo>> Readers(const std::string& path);
+
+  // Frees the stale slots of the pool at `path` (LMDB's mdb_reader_check)
+  // and returns how many. An open takes a stale slot anyway; clearing them
+  // keeps Readers to the living. PermissionDenied when this user may not
+  // write the table (it has the pool file's permission bits).
+  static absl::StatusOr<int> ClearStaleReaders(const std::string& path);
 
   // Closes the store if Close was not called, as Close does; a failure it
   // cannot return is printed on stderr. Pinned values, iterators and

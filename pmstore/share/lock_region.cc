@@ -1,0 +1,378 @@
+#include "pmstore/share/lock_region.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "pmstore/base/errno_status.h"
+#include "pmstore/base/status_macros.h"
+#include "pmstore/env/fork_generation.h"
+
+namespace pmstore::internal {
+namespace {
+
+constexpr uint64_t kRegionMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-endian
+// Bumped with every change of the layout below. A process that finds
+// another version in use refuses rather than misread it; once every
+// process has left, the next one makes the region anew in its own.
+constexpr uint32_t kRegionVersion = 1;
+
+struct RegionHeader {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t slot_count;
+  uint64_t pool_dev;
+  uint64_t pool_ino;
+};
+
+// A slot a cache line of its own: owners write theirs without disturbing
+// another process's.
+struct alignas(64) SlotWords {
+  std::atomic<int64_t> pid;  // 0: free; written last when taken, first when freed
+  std::atomic<uint32_t> flags;
+  std::atomic<int64_t> opened_unix_ns;
+};
+static_assert(std::atomic<int64_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
+              "slots are shared between processes: their atomics may hold no lock");
+
+constexpr uint32_t kSlotWritable = 1;
+constexpr size_t kHeaderBytes = 4096;
+constexpr size_t kRegionBytes = kHeaderBytes + kReaderSlots * sizeof(SlotWords);
+
+constexpr off_t kInitByte = 0;
+constexpr off_t kUseByte = 1;
+constexpr off_t kSlotLockBase = 4096;
+
+// Attempts to join a region that the last process to leave it removes
+// between our open and our init lock, each time.
+constexpr int kJoinAttempts = 8;
+
+SlotWords* Slots(void* region) { return reinterpret_cast<SlotWords*>(static_cast<char*>(region) + kHeaderBytes); }
+
+struct flock Range(short type, off_t start) {
+  struct flock lock = {};
+  lock.l_type = type;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = start;
+  lock.l_len = 1;
+  return lock;
+}
+
+// F_OFD_SETLKW `type` on byte `at`: waits only for a maker, a joiner or a
+// remover of the region, each of which holds it briefly.
+absl::Status WaitForLock(env::Env* env, int fd, short type, off_t at, const std::string& path) {
+  struct flock lock = Range(type, at);
+  const int err = env::RetryInterrupted([&] { return env->Lock(fd, F_OFD_SETLKW, &lock); });
+  if (err != 0) return base::ErrnoStatus(err, "fcntl(F_OFD_SETLKW)", path);
+  return absl::OkStatus();
+}
+
+// F_OFD_SETLK `type` on byte `at`: true if taken, false if another open
+// file description holds a conflicting lock.
+absl::StatusOr<bool> TryLock(env::Env* env, int fd, short type, off_t at, const std::string& path) {
+  struct flock lock = Range(type, at);
+  const int err = env->Lock(fd, F_OFD_SETLK, &lock);
+  if (err == EAGAIN || err == EACCES) return false;
+  if (err != 0) return base::ErrnoStatus(err, "fcntl(F_OFD_SETLK)", path);
+  return true;
+}
+
+void Unlock(env::Env* env, int fd, off_t at) {
+  struct flock lock = Range(F_UNLCK, at);
+  env->Lock(fd, F_OFD_SETLK, &lock);  // cannot fail on a byte this description may hold
+}
+
+// Whether the region open as `fd` is still the file at `path`: the last
+// process to leave a region removes it, and one that opened it just
+// before must open the new one instead.
+absl::StatusOr<bool> StillLinked(env::Env* env, int fd, const std::string& path) {
+  struct stat open_st, linked_st;
+  if (const int err = env->Fstat(fd, &open_st); err != 0) return base::ErrnoStatus(err, "fstat", path);
+  const int err = env->Stat(path, &linked_st);
+  if (err == ENOENT) return false;
+  if (err != 0) return base::ErrnoStatus(err, "stat", path);
+  return open_st.st_dev == linked_st.st_dev && open_st.st_ino == linked_st.st_ino;
+}
+
+// Maps the region open as `fd`, checking its size first: a file of
+// another size is of another layout version, and a mapping past its end
+// would fault.
+absl::StatusOr<void*> MapRegion(env::Env* env, int fd, int prot, const std::string& path) {
+  struct stat st;
+  if (const int err = env->Fstat(fd, &st); err != 0) return base::ErrnoStatus(err, "fstat", path);
+  if (static_cast<uint64_t>(st.st_size) != kRegionBytes) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": the pool's lock region is ", st.st_size, " bytes, not the ", kRegionBytes,
+        " of this pmstore's layout: a process of another pmstore version has the pool open; close it first"));
+  }
+  void* region = nullptr;
+  if (const int err = env->Mmap(nullptr, kRegionBytes, prot, MAP_SHARED, fd, 0, &region); err != 0) {
+    return base::ErrnoStatus(err, "mmap", path);
+  }
+  return region;
+}
+
+absl::Status CheckHeader(const void* region, const std::string& path) {
+  const auto* header = static_cast<const RegionHeader*>(region);
+  if (header->magic == kRegionMagic && header->version == kRegionVersion && header->slot_count == kReaderSlots) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "%s: the pool's lock region is of layout version %u, this pmstore's is %u: a process of another pmstore "
+      "version has the pool open; close it first",
+      path, header->version, kRegionVersion));
+}
+
+// With the init lock held: joins the region open as `fd` (the use lock
+// taken for reading), making it anew first when nobody is attached.
+absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path, const struct stat& pool_st) {
+  PMSTORE_ASSIGN_OR_RETURN(const bool alone, TryLock(env, fd, F_WRLCK, kUseByte, path));
+  if (!alone) {
+    PMSTORE_ASSIGN_OR_RETURN(const bool joined, TryLock(env, fd, F_RDLCK, kUseByte, path));
+    if (!joined) {
+      return absl::InternalError(absl::StrCat(path, ": the use lock is held for writing by another process"));
+    }
+    PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, PROT_READ | PROT_WRITE, path));
+    if (absl::Status valid = CheckHeader(region, path); !valid.ok()) {
+      env->Munmap(region, kRegionBytes);
+      return valid;
+    }
+    return region;
+  }
+  // Nobody attached: whatever the file holds (a region of a process that
+  // died, of another boot or version) is stale. Emptied, then sized: the
+  // new pages read as zeros, every slot free.
+  if (const int err = env->Ftruncate(fd, 0); err != 0) return base::ErrnoStatus(err, "ftruncate", path);
+  if (const int err = env->Ftruncate(fd, kRegionBytes); err != 0) return base::ErrnoStatus(err, "ftruncate", path);
+  // The pool's permission bits, whatever the umask: whoever may open the
+  // pool may take a slot. EPERM: a file another user made; it keeps the
+  // bits that user gave it, from the same pool.
+  if (const int err = env->Fchmod(fd, pool_st.st_mode & 0666); err != 0 && err != EPERM) {
+    return base::ErrnoStatus(err, "fchmod", path);
+  }
+  PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, PROT_READ | PROT_WRITE, path));
+  auto* header = static_cast<RegionHeader*>(region);
+  header->version = kRegionVersion;
+  header->slot_count = kReaderSlots;
+  header->pool_dev = pool_st.st_dev;
+  header->pool_ino = pool_st.st_ino;
+  header->magic = kRegionMagic;
+  PMSTORE_ASSIGN_OR_RETURN(const bool joined, TryLock(env, fd, F_RDLCK, kUseByte, path));  // the write lock, downgraded
+  if (!joined) return absl::InternalError(absl::StrCat(path, ": could not downgrade the use lock"));
+  return region;
+}
+
+int64_t UnixNanos() {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+}
+
+// The region descriptors of this process, which a forked child points at
+// /dev/null: its copies would otherwise keep the parent's slot locks (and
+// use lock) held after the parent died. (The mapping, which would do the
+// same, is not inherited at all.)
+std::mutex fork_mu;
+std::vector<int>* region_fds = new std::vector<int>;  // never destroyed: a child may fork during exit
+
+void LockBeforeFork() { fork_mu.lock(); }
+void UnlockInParent() { fork_mu.unlock(); }
+void DropInChild() {
+  // Only async-signal-safe calls: the child of a threaded process.
+  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd >= 0) {
+    for (int fd : *region_fds) dup3(null_fd, fd, O_CLOEXEC);
+    close(null_fd);
+  }
+  fork_mu.unlock();
+}
+
+void RegisterForFork(int fd) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(LockBeforeFork, UnlockInParent, DropInChild); });
+  std::lock_guard<std::mutex> lock(fork_mu);
+  region_fds->push_back(fd);
+}
+
+void UnregisterForFork(int fd) {
+  std::lock_guard<std::mutex> lock(fork_mu);
+  region_fds->erase(std::find(region_fds->begin(), region_fds->end(), fd));
+}
+
+// Opens the region of `pool_st` for reading the table (ListReaders) or
+// clearing it (ClearStaleReaders), with the init lock held for reading so
+// that nobody makes or removes it meanwhile. -1 when there is none.
+absl::StatusOr<int> OpenExisting(env::Env* env, const std::string& path, int flags) {
+  int fd = -1;
+  const int err = env->Open(path, flags | O_CLOEXEC, 0, &fd);
+  if (err == ENOENT) return -1;
+  if (err != 0) return base::ErrnoStatus(err, "open", path);
+  auto close_fd = absl::MakeCleanup([&] { env->Close(fd); });
+  PMSTORE_RETURN_IF_ERROR(WaitForLock(env, fd, F_RDLCK, kInitByte, path));
+  PMSTORE_ASSIGN_OR_RETURN(const bool linked, StillLinked(env, fd, path));
+  if (!linked) return -1;  // removed by the last process to leave
+  std::move(close_fd).Cancel();
+  return fd;
+}
+
+// The region open as `fd` mapped, or nullptr for a region whose maker died
+// before it was whole (nobody is attached to it).
+absl::StatusOr<void*> MapExisting(env::Env* env, int fd, int prot, const std::string& path) {
+  struct stat st;
+  if (const int err = env->Fstat(fd, &st); err != 0) return base::ErrnoStatus(err, "fstat", path);
+  if (st.st_size == 0) return nullptr;
+  PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, prot, path));
+  if (static_cast<const RegionHeader*>(region)->magic == 0) {
+    env->Munmap(region, kRegionBytes);
+    return nullptr;
+  }
+  if (absl::Status valid = CheckHeader(region, path); !valid.ok()) {
+    env->Munmap(region, kRegionBytes);
+    return valid;
+  }
+  return region;
+}
+
+}  // namespace
+
+std::string LockRegionPath(const struct stat& pool_st) {
+  // A device DAX pool is named for its device number, the same whatever
+  // node the device is opened through; a file for its device and inode.
+  if (S_ISCHR(pool_st.st_mode)) {
+    return absl::StrFormat("%s/pmstore-dev-%u.%u.lock", kLockRegionDirectory, major(pool_st.st_rdev),
+                           minor(pool_st.st_rdev));
+  }
+  return absl::StrFormat("%s/pmstore-%u.%u-%u.lock", kLockRegionDirectory, major(pool_st.st_dev), minor(pool_st.st_dev),
+                         static_cast<uint64_t>(pool_st.st_ino));
+}
+
+absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, int pool_fd, bool writable) {
+  struct stat pool_st;
+  if (const int err = env->Fstat(pool_fd, &pool_st); err != 0) return base::ErrnoStatus(err, "fstat", "the pool");
+  const std::string path = LockRegionPath(pool_st);
+  const uint64_t fork_generation = env::CountForks();
+  for (int attempt = 0; attempt < kJoinAttempts; ++attempt) {
+    int fd = -1;
+    if (const int err = env->Open(path, O_RDWR | O_CREAT | O_CLOEXEC, pool_st.st_mode & 0666, &fd); err != 0) {
+      return base::ErrnoStatus(err, "open", path);
+    }
+    auto close_fd = absl::MakeCleanup([&] { env->Close(fd); });
+    PMSTORE_RETURN_IF_ERROR(WaitForLock(env, fd, F_WRLCK, kInitByte, path));
+    PMSTORE_ASSIGN_OR_RETURN(const bool linked, StillLinked(env, fd, path));
+    if (!linked) continue;
+    PMSTORE_ASSIGN_OR_RETURN(void* region, JoinOrMake(env, fd, path, pool_st));
+    auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kRegionBytes); });
+    // A mapping holds its file description as a descriptor does: a forked
+    // child's copy of it would keep this process's slot lock alive.
+    if (madvise(region, kRegionBytes, MADV_DONTFORK) != 0) return base::ErrnoStatus(errno, "madvise", path);
+
+    for (uint32_t index = 0; index < kReaderSlots; ++index) {
+      PMSTORE_ASSIGN_OR_RETURN(const bool taken, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));
+      if (!taken) continue;
+      // Free, or stale: its owner's lock died with it.
+      SlotWords& slot = Slots(region)[index];
+      slot.flags.store(writable ? kSlotWritable : 0, std::memory_order_relaxed);
+      slot.opened_unix_ns.store(UnixNanos(), std::memory_order_relaxed);
+      slot.pid.store(getpid(), std::memory_order_release);
+      Unlock(env, fd, kInitByte);
+      std::move(close_fd).Cancel();
+      std::move(unmap).Cancel();
+      RegisterForFork(fd);
+      return std::unique_ptr<ReaderSlot>(new ReaderSlot(env, path, fd, region, index, fork_generation));
+    }
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": all ", kReaderSlots, " slots of the pool's reader table are held by live processes"));
+  }
+  return absl::UnavailableError(absl::StrCat(path, ": the pool's lock region was removed and made again ",
+                                             kJoinAttempts, " times while this process joined it"));
+}
+
+ReaderSlot::ReaderSlot(env::Env* env, std::string path, int fd, void* region, uint32_t index, uint64_t fork_generation)
+    : env_(env), path_(std::move(path)), fd_(fd), region_(region), index_(index), fork_generation_(fork_generation) {}
+
+ReaderSlot::~ReaderSlot() {
+  UnregisterForFork(fd_);
+  if (env::ForkGeneration() == fork_generation_) {
+    Slots(region_)[index_].pid.store(0, std::memory_order_release);
+    Unlock(env_, fd_, kSlotLockBase + index_);
+    // Leaving: the last to leave removes the region, with the init lock
+    // held so that nobody joins it meanwhile (a joiner that opened it
+    // already finds it unlinked and opens the next).
+    if (WaitForLock(env_, fd_, F_WRLCK, kInitByte, path_).ok()) {
+      Unlock(env_, fd_, kUseByte);
+      auto alone = TryLock(env_, fd_, F_WRLCK, kUseByte, path_);
+      if (alone.ok() && *alone) env_->Unlink(path_);  // best effort: a leftover is made anew by the next
+    }
+  }
+  // In a forked child the descriptor is /dev/null now, the region is not
+  // mapped (MADV_DONTFORK), and the slot is still the parent's.
+  env_->Munmap(region_, kRegionBytes);
+  env_->Close(fd_);
+}
+
+absl::StatusOr<std::vector<ReaderSlotInfo>> ListReaders(env::Env* env, const struct stat& pool_st) {
+  const std::string path = LockRegionPath(pool_st);
+  PMSTORE_ASSIGN_OR_RETURN(const int fd, OpenExisting(env, path, O_RDONLY));
+  std::vector<ReaderSlotInfo> readers;
+  if (fd < 0) return readers;
+  auto close_fd = absl::MakeCleanup([&] { env->Close(fd); });
+  PMSTORE_ASSIGN_OR_RETURN(void* region, MapExisting(env, fd, PROT_READ, path));
+  if (region == nullptr) return readers;
+  auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kRegionBytes); });
+  for (uint32_t index = 0; index < kReaderSlots; ++index) {
+    const SlotWords& slot = Slots(region)[index];
+    const int64_t pid = slot.pid.load(std::memory_order_acquire);
+    if (pid == 0) continue;
+    struct flock owner = Range(F_WRLCK, kSlotLockBase + index);
+    if (const int err = env->Lock(fd, F_OFD_GETLK, &owner); err != 0) {
+      return base::ErrnoStatus(err, "fcntl(F_OFD_GETLK)", path);
+    }
+    readers.push_back({.slot = index,
+                       .pid = pid,
+                       .writable = (slot.flags.load(std::memory_order_relaxed) & kSlotWritable) != 0,
+                       .stale = owner.l_type == F_UNLCK,
+                       .opened_unix_ns = slot.opened_unix_ns.load(std::memory_order_relaxed)});
+  }
+  return readers;
+}
+
+absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st) {
+  const std::string path = LockRegionPath(pool_st);
+  auto opened = OpenExisting(env, path, O_RDWR);
+  if (!opened.ok() && opened.status().code() == absl::StatusCode::kPermissionDenied) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(opened.status().message(),
+                     ": clearing stale slots needs write permission on the pool's lock region, "
+                     "which has the pool file's permission bits"));
+  }
+  PMSTORE_ASSIGN_OR_RETURN(const int fd, std::move(opened));
+  if (fd < 0) return 0;
+  auto close_fd = absl::MakeCleanup([&] { env->Close(fd); });
+  PMSTORE_ASSIGN_OR_RETURN(void* region, MapExisting(env, fd, PROT_READ | PROT_WRITE, path));
+  if (region == nullptr) return 0;
+  auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kRegionBytes); });
+  int cleared = 0;
+  for (uint32_t index = 0; index < kReaderSlots; ++index) {
+    SlotWords& slot = Slots(region)[index];
+    if (slot.pid.load(std::memory_order_acquire) == 0) continue;
+    // Holding the slot's lock keeps a new owner out while it is freed.
+    PMSTORE_ASSIGN_OR_RETURN(const bool dead, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));
+    if (!dead) continue;
+    if (slot.pid.exchange(0, std::memory_order_acq_rel) != 0) ++cleared;
+    Unlock(env, fd, kSlotLockBase + index);
+  }
+  return cleared;
+}
+
+}  // namespace pmstore::internal

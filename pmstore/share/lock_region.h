@@ -1,0 +1,102 @@
+// pmstore/share/: what the processes that have one pool open share beside
+// the pool itself: the pool's lock region, a small file in /dev/shm named
+// for the pool file's device and inode (doc/FORMAT.md, "The lock
+// region"). Today it holds the reader table: one slot per open of the
+// pool in any process, LMDB's reader table and `mdb_stat -r`. Depends on
+// env/ and base/ only; the store (db/) attaches each open to it.
+//
+// Memory, not media: the region lives in a tmpfs and is made anew by the
+// first process to attach after every process has left it (and so after
+// every boot), as LMDB resets its lock file. The last process to leave
+// removes it.
+//
+// Who is alive is the kernel's to say, not a pid's: each slot's owner
+// holds an OFD write lock on the region byte kSlotLockBase + slot, which
+// the kernel drops when the owner's last descriptor closes, on death
+// included. A slot that names a pid and whose byte nobody holds is stale:
+// its process died without closing the pool. A pid alone would mislead
+// once the kernel gives it to another process, and a dead process's pid
+// plus boot id only tells a reboot apart. A forked child's copy of the
+// descriptor, or of the region's mapping, would keep the parent's locks
+// held after the parent died, so the child gets no mapping
+// (MADV_DONTFORK) and its descriptor is pointed at /dev/null as the fork
+// returns there (a store must not be used across fork).
+//
+// Locks on the region file, all OFD: byte 0 (the init lock) is held for
+// writing while a process makes, joins or removes the region, and for
+// reading while one reads the table; byte 1 (the use lock) is held for
+// reading by every attached process, so whoever takes it for writing
+// knows nobody is attached.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pmstore/env/env.h"
+
+namespace pmstore::internal {
+
+// Where lock regions live: a tmpfs every process of the machine sees.
+inline constexpr const char* kLockRegionDirectory = "/dev/shm";
+inline constexpr uint32_t kReaderSlots = 1024;
+
+// One slot of the reader table, as ListReaders reads it.
+struct ReaderSlotInfo {
+  uint32_t slot = 0;
+  int64_t pid = 0;
+  bool writable = false;       // opened for writing (else read-only)
+  bool stale = false;          // its process is gone; ClearStaleReaders frees it
+  int64_t opened_unix_ns = 0;  // when it was taken (CLOCK_REALTIME)
+};
+
+// The lock region of the pool file `pool_st` (its stat): the path of the
+// region file.
+std::string LockRegionPath(const struct stat& pool_st);
+
+// This process's slot in a pool's reader table, held from Attach until
+// destruction, which frees the slot and, when no other process is
+// attached, removes the region. Thread-compatible.
+class ReaderSlot {
+ public:
+  // Joins (or makes) the region of the pool open as `pool_fd` and takes a
+  // free or stale slot. The region file gets the pool file's permission
+  // bits. ResourceExhausted when every slot is held by a live process;
+  // FailedPrecondition when the region is of another layout version (an
+  // older or newer pmstore has the pool open); the failing call's error
+  // otherwise (no /dev/shm, no permission to write the region).
+  static absl::StatusOr<std::unique_ptr<ReaderSlot>> Attach(env::Env* env, int pool_fd, bool writable);
+
+  ~ReaderSlot();
+  ReaderSlot(const ReaderSlot&) = delete;
+  ReaderSlot& operator=(const ReaderSlot&) = delete;
+
+  uint32_t index() const { return index_; }
+  const std::string& region_path() const { return path_; }
+
+ private:
+  ReaderSlot(env::Env* env, std::string path, int fd, void* region, uint32_t index, uint64_t fork_generation);
+
+  env::Env* env_;
+  std::string path_;
+  int fd_;
+  void* region_;
+  uint32_t index_;
+  uint64_t fork_generation_;  // a child forked since may not free the parent's slot
+};
+
+// The held and stale slots of the pool file `pool_st` (its stat), in slot
+// order; empty when no process has the pool open (the region does not
+// exist). Needs only read permission on the region.
+absl::StatusOr<std::vector<ReaderSlotInfo>> ListReaders(env::Env* env, const struct stat& pool_st);
+
+// Frees the stale slots of the pool file `pool_st`, as mdb_reader_check
+// does, and returns their count (0 when the region does not exist).
+// PermissionDenied when this user may not write the region.
+absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st);
+
+}  // namespace pmstore::internal

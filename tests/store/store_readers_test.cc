@@ -1,0 +1,305 @@
+// The reader table (Store::Readers, ClearStaleReaders): every open of a
+// pool by any process is listed until it closes, a process killed with the
+// pool open is listed as stale until its slot is cleared or taken, and a
+// forked child does not keep its dead parent's slot alive. Real processes,
+// real kills, the real /dev/shm.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "pmstore/share/lock_region.h"
+#include "pmstore/store.h"
+#include "store/store_test_util.h"
+#include "support/temp_dir.h"
+
+namespace pmstore {
+namespace {
+
+using testing::OpenOrDie;
+using testing::SmallPool;
+
+Options ReadOnly() {
+  Options options;
+  options.read_only = true;
+  return options;
+}
+
+std::string RegionPathOf(const std::string& pool) {
+  struct stat st;
+  EXPECT_EQ(stat(pool.c_str(), &st), 0) << pool;
+  return internal::LockRegionPath(st);
+}
+
+std::vector<ReaderInfo> ReadersOrDie(const std::string& pool) {
+  auto readers = Store::Readers(pool);
+  EXPECT_TRUE(readers.ok()) << readers.status();
+  return readers.ok() ? *readers : std::vector<ReaderInfo>{};
+}
+
+const ReaderInfo* Find(const std::vector<ReaderInfo>& readers, pid_t pid) {
+  auto it = std::find_if(readers.begin(), readers.end(), [&](const ReaderInfo& r) { return r.pid == pid; });
+  return it == readers.end() ? nullptr : &*it;
+}
+
+// A process that opens the pool and holds it open until told to close it
+// (Release) or killed (Kill). Its first word through the pipe says it has
+// the pool open (or failed: -1).
+class Holder {
+ public:
+  // `fork_grandchild`: after opening, the holder forks a child that sleeps
+  // with the holder's descriptors (and reports its pid as a second word).
+  Holder(const std::string& pool, const Options& options, bool fork_grandchild = false) {
+    int ready[2], hold[2];
+    if (pipe(ready) != 0 || pipe(hold) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(ready[0]);
+      close(hold[1]);
+      auto store = Store::Open(pool, options);
+      int64_t word = store.ok() ? getpid() : -1;
+      if (store.ok() && fork_grandchild) {
+        const pid_t grandchild = fork();
+        if (grandchild == 0) {
+          char byte;
+          while (read(hold[0], &byte, 1) > 0) {
+          }
+          _exit(0);
+        }
+        if (write(ready[1], &word, sizeof(word)) != sizeof(word)) _exit(3);
+        word = grandchild;
+      }
+      if (write(ready[1], &word, sizeof(word)) != sizeof(word)) _exit(3);
+      char byte;
+      while (read(hold[0], &byte, 1) > 0) {
+      }
+      _exit(store.ok() && (*store)->Close().ok() ? 0 : 2);
+    }
+    close(ready[1]);
+    close(hold[0]);
+    hold_ = hold[1];
+    int64_t word = -1;
+    opened_ = read(ready[0], &word, sizeof(word)) == sizeof(word) && word == pid_;
+    if (opened_ && fork_grandchild) {
+      if (read(ready[0], &word, sizeof(word)) == sizeof(word)) grandchild_ = static_cast<pid_t>(word);
+    }
+    close(ready[0]);
+  }
+  ~Holder() {
+    if (grandchild_ > 0) kill(grandchild_, SIGKILL);
+    if (hold_ >= 0) close(hold_);
+    if (pid_ > 0 && !reaped_) waitpid(pid_, nullptr, 0);
+  }
+
+  bool opened() const { return opened_; }
+  pid_t pid() const { return pid_; }
+  pid_t grandchild() const { return grandchild_; }
+
+  // Closes the store and exits; the exit status says whether Close was OK.
+  int Release() {
+    close(hold_);
+    hold_ = -1;
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    reaped_ = true;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  void Kill() {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    reaped_ = true;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  pid_t grandchild_ = -1;
+  int hold_ = -1;
+  bool opened_ = false;
+  bool reaped_ = false;
+};
+
+class ReadersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path().empty());
+    auto store = OpenOrDie(pool_, SmallPool());
+    ASSERT_TRUE(store->Put("k", "v").ok());
+    ASSERT_TRUE(store->Close().ok());
+  }
+
+  TempDir dir_;
+  const std::string pool_ = dir_.File("pool");
+};
+
+TEST_F(ReadersTest, EveryOpenIsListedUntilItClosesAndTheLastCloseRemovesTheTable) {
+  EXPECT_TRUE(ReadersOrDie(pool_).empty());
+  auto writer = OpenOrDie(pool_, Options());
+  std::vector<ReaderInfo> readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 1u);
+  EXPECT_EQ(readers[0].pid, getpid());
+  EXPECT_TRUE(readers[0].writable);
+  EXPECT_FALSE(readers[0].stale);
+  EXPECT_GT(readers[0].opened_unix_ns, 0);
+  struct stat st;
+  EXPECT_EQ(stat(RegionPathOf(pool_).c_str(), &st), 0) << "the table lives while the pool is open";
+  ASSERT_TRUE(writer->Close().ok());
+  EXPECT_TRUE(ReadersOrDie(pool_).empty());
+  EXPECT_NE(stat(RegionPathOf(pool_).c_str(), &st), 0) << "the last to close removes the table";
+
+  auto first = OpenOrDie(pool_, ReadOnly());
+  auto second = OpenOrDie(pool_, ReadOnly());
+  readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 2u);
+  EXPECT_NE(readers[0].slot, readers[1].slot);
+  for (const ReaderInfo& r : readers) EXPECT_FALSE(r.writable);
+  ASSERT_TRUE(first->Close().ok());
+  EXPECT_EQ(ReadersOrDie(pool_).size(), 1u);
+}
+
+TEST_F(ReadersTest, ListsTheOpensOfOtherProcessesWhileTheyHoldThePool) {
+  Holder writer(pool_, Options());
+  ASSERT_TRUE(writer.opened());
+  std::vector<ReaderInfo> readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 1u);
+  EXPECT_EQ(readers[0].pid, writer.pid());
+  EXPECT_TRUE(readers[0].writable);
+  EXPECT_FALSE(readers[0].stale);
+  EXPECT_EQ(writer.Release(), 0);
+
+  Holder reader(pool_, ReadOnly());
+  ASSERT_TRUE(reader.opened());
+  auto mine = OpenOrDie(pool_, ReadOnly());
+  readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 2u);
+  ASSERT_NE(Find(readers, reader.pid()), nullptr);
+  ASSERT_NE(Find(readers, getpid()), nullptr);
+  EXPECT_EQ(reader.Release(), 0);
+  readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 1u);
+  EXPECT_EQ(readers[0].pid, getpid());
+}
+
+TEST_F(ReadersTest, AProcessKilledWithThePoolOpenIsStaleUntilCleared) {
+  Holder writer(pool_, Options());
+  ASSERT_TRUE(writer.opened());
+  const pid_t dead = writer.pid();
+  writer.Kill();
+  std::vector<ReaderInfo> readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 1u);
+  EXPECT_EQ(readers[0].pid, dead);
+  EXPECT_TRUE(readers[0].stale) << "its lock died with it";
+
+  auto cleared = Store::ClearStaleReaders(pool_);
+  ASSERT_TRUE(cleared.ok()) << cleared.status();
+  EXPECT_EQ(*cleared, 1);
+  EXPECT_TRUE(ReadersOrDie(pool_).empty());
+  cleared = Store::ClearStaleReaders(pool_);
+  ASSERT_TRUE(cleared.ok()) << cleared.status();
+  EXPECT_EQ(*cleared, 0);
+}
+
+TEST_F(ReadersTest, ClearingLeavesTheLivingAndANewOpenTakesADeadProcesssSlot) {
+  Holder first(pool_, ReadOnly());
+  ASSERT_TRUE(first.opened());
+  Holder second(pool_, ReadOnly());
+  ASSERT_TRUE(second.opened());
+  std::vector<ReaderInfo> readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 2u);
+  const uint32_t first_slot = Find(readers, first.pid())->slot;
+  first.Kill();
+
+  auto mine = OpenOrDie(pool_, ReadOnly());
+  readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 2u) << "the new open took the dead process's slot";
+  ASSERT_NE(Find(readers, getpid()), nullptr);
+  EXPECT_EQ(Find(readers, getpid())->slot, first_slot);
+  EXPECT_EQ(Find(readers, first.pid()), nullptr);
+
+  // A live process (this one, another) is never cleared.
+  auto cleared = Store::ClearStaleReaders(pool_);
+  ASSERT_TRUE(cleared.ok()) << cleared.status();
+  EXPECT_EQ(*cleared, 0);
+  EXPECT_EQ(ReadersOrDie(pool_).size(), 2u);
+  EXPECT_EQ(second.Release(), 0);
+}
+
+// The child a holder forks inherits its descriptors. Were the child's copy
+// of the table's descriptor kept, the holder's slot lock would outlive the
+// holder and its slot would never read stale.
+TEST_F(ReadersTest, AForkedChildDoesNotKeepItsDeadParentsSlotAlive) {
+  Holder holder(pool_, ReadOnly(), /*fork_grandchild=*/true);
+  ASSERT_TRUE(holder.opened());
+  ASSERT_GT(holder.grandchild(), 0);
+  holder.Kill();
+  ASSERT_EQ(kill(holder.grandchild(), 0), 0) << "the forked child still runs";
+  std::vector<ReaderInfo> readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 1u);
+  EXPECT_EQ(readers[0].pid, holder.pid());
+  EXPECT_TRUE(readers[0].stale);
+}
+
+TEST_F(ReadersTest, AProcessKilledWithThePoolOpenLeavesATableTheNextOpenMakesAnew) {
+  Holder writer(pool_, Options());
+  ASSERT_TRUE(writer.opened());
+  writer.Kill();
+  auto mine = OpenOrDie(pool_, Options());
+  const std::vector<ReaderInfo> readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 1u) << "nobody was attached: the table was made anew, without the stale slot";
+  EXPECT_EQ(readers[0].pid, getpid());
+}
+
+TEST_F(ReadersTest, WhatIsNotAPoolIsRefused) {
+  auto readers = Store::Readers(dir_.File("missing"));
+  EXPECT_EQ(readers.status().code(), absl::StatusCode::kNotFound) << readers.status();
+  readers = Store::Readers(dir_.path());
+  EXPECT_EQ(readers.status().code(), absl::StatusCode::kInvalidArgument) << readers.status();
+  const std::string text = dir_.File("text");
+  FILE* f = fopen(text.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("not a pool, but long enough to hold a superblock's magic and more of it\n", f);
+  fclose(f);
+  readers = Store::Readers(text);
+  EXPECT_EQ(readers.status().code(), absl::StatusCode::kInvalidArgument) << readers.status();
+  EXPECT_EQ(Store::ClearStaleReaders(text).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A table another pmstore version laid out, held by a process of that
+// version: it is reported, not misread, and opens go on unlisted.
+TEST_F(ReadersTest, ATableOfAnotherLayoutInUseIsReportedAndOpensGoOnUnlisted) {
+  const std::string region = RegionPathOf(pool_);
+  const int fd = open(region.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0) << region;
+  ASSERT_EQ(ftruncate(fd, 100), 0);
+  struct flock in_use = {};
+  in_use.l_type = F_RDLCK;
+  in_use.l_whence = SEEK_SET;
+  in_use.l_start = 1;  // the use lock
+  in_use.l_len = 1;
+  ASSERT_EQ(fcntl(fd, F_OFD_SETLK, &in_use), 0);
+
+  auto readers = Store::Readers(pool_);
+  EXPECT_EQ(readers.status().code(), absl::StatusCode::kFailedPrecondition) << readers.status();
+  EXPECT_NE(readers.status().message().find("another pmstore version"), std::string::npos) << readers.status();
+  {
+    auto store = Store::Open(pool_, Options());
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_TRUE((*store)->Close().ok());
+  }
+  close(fd);  // the other version's process leaves
+  auto store = OpenOrDie(pool_, Options());
+  const std::vector<ReaderInfo> listed = ReadersOrDie(pool_);
+  ASSERT_EQ(listed.size(), 1u) << "made anew in this version's layout";
+  EXPECT_EQ(listed[0].pid, getpid());
+  ASSERT_TRUE(store->Close().ok());
+  unlink(region.c_str());
+}
+
+}  // namespace
+}  // namespace pmstore
