@@ -4,7 +4,8 @@
 # The device is the pool: create formats it (no --size), refuses a device
 # that holds a pool without --force, and maps it at the device's align
 # (stats: device_dax_align, cache_line granularity, every resident page on
-# a huge entry); put/get/list/del/dump/check work; destroy erases it; copy
+# a huge entry); put/get/list/del/dump/check work; readers lists a holder;
+# destroy erases it; copy
 # fills it from a file pool, and a copy killed midway leaves no pool. Then
 # the model test, the kill tests and the full-device test (ResourceExhausted,
 # nothing lost) run on the device (PMSTORE_TEST_DEVICE).
@@ -43,6 +44,28 @@ echo "dax-measure: devdax align=$align pmstore stats $(echo "$stats" | jq -c .)"
 echo "$stats" | jq -e --argjson align "$align" '.device_dax_align == $align and .dax == true and
     .granularity == "cache_line" and .keys == 2 and .pmd_mapped_share == 1' >/dev/null \
   && ok "stats: device_dax_align $align, DAX, cache_line, huge entries only" || bad "stats: $stats"
+
+# The reader table of a pool on the device: named for the device's number,
+# it lists a process holding the pool (a load waiting on a FIFO) and is
+# removed when that process closes it.
+region=/dev/shm/pmstore-dev-$((16#$(stat -c %t "$dev"))).$((16#$(stat -c %T "$dev"))).lock
+mkfifo "$out/fifo"
+"$pm" load "$dev" --file "$out/fifo" >/dev/null 2>"$out/load-err" &
+loader=$!
+exec 3>"$out/fifo"
+printf 'VERSION=3\nformat=print\ntype=btree\nHEADER=END\n' >&3
+for _ in $(seq 300); do
+  "$pm" readers "$dev" --json >"$out/readers" 2>&1 && jq -e '.readers | length == 1' "$out/readers" >/dev/null && break
+  sleep 0.1
+done
+jq -e --argjson pid "$loader" '.readers[0] | .pid == $pid and .writable == true and .stale == false' \
+    "$out/readers" >/dev/null && [ -e "$region" ] && ok "readers lists the device's holder, table $region" \
+  || bad "readers beside a load: $(cat "$out/readers" "$out/load-err"), $(ls /dev/shm)"
+printf ' key9\n value9\nDATA=END\n' >&3
+exec 3>&-
+wait "$loader" || bad "the held load: $(cat "$out/load-err")"
+"$pm" readers "$dev" | grep -q "no process has the pool open" && [ ! -e "$region" ] \
+  && ok "readers after the holder closed: none, the table removed" || bad "readers after the load: $(ls /dev/shm)"
 
 "$pm" create --force "$dev" >/dev/null && [ "$("$pm" list "$dev" | wc -l)" = 0 ] && ok "create --force: an empty pool" \
   || bad "create --force"
