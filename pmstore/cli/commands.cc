@@ -47,9 +47,12 @@ absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& pool) { r
 
 // For the commands that only read: read permission suffices, and any
 // number of them may run at once (never beside a writer). A pool on device
-// DAX, which cannot be opened read-only, is opened for writing.
+// DAX that a crash left to recover, which its read-only open cannot do, is
+// opened for writing (recovered in place) instead.
 absl::StatusOr<std::unique_ptr<Store>> OpenToRead(const std::string& pool) {
-  return Store::Open(pool, Options{.read_only = !IsCharacterDevice(pool)});
+  auto store = Store::Open(pool, Options{.read_only = true});
+  if (absl::IsFailedPrecondition(store.status()) && IsCharacterDevice(pool)) return Store::Open(pool, Options());
+  return store;
 }
 
 // Options of a pool that `create` or `load` makes.

@@ -320,9 +320,13 @@ CheckReport StoreImpl::CheckNow() {
 absl::StatusOr<CheckReport> Store::Check(const std::string& path) {
   // Read-only: a check leaves the pool as it found it, and a pool a crash
   // left mid-commit is checked as recovery would leave it.
+  // A pool on device DAX is mapped without write permission: one left to
+  // recover is opened for writing instead, and recovered in place.
+  auto store = StoreImpl::OpenWith(path, Options{.read_only = true}, &internal::MakeMappingPersister);
   struct stat st;
-  const bool device = stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
-  auto store = StoreImpl::OpenWith(path, Options{.read_only = !device}, &internal::MakeMappingPersister);
+  if (absl::IsFailedPrecondition(store.status()) && stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) {
+    store = StoreImpl::OpenWith(path, Options(), &internal::MakeMappingPersister);
+  }
   if (store.ok()) return (*store)->CheckNow();
   if (store.status().code() != absl::StatusCode::kDataLoss) return store.status();
   CheckReport report;

@@ -88,11 +88,14 @@ absl::Status StoreImpl::Recover() {
   // An unsynced run cut short goes back to its base commit first; the log
   // then replays that commit.
   uint64_t min_next_seq = 1;
-  PMSTORE_RETURN_IF_ERROR(internal::UndoLog::Recover(pool_->view(), *persister_, &min_next_seq));
+  // A pool mapped without write permission (device DAX, read-only) can
+  // only be found to need no recovery.
+  const bool verify_only = pool_->mapped_read_only;
+  PMSTORE_RETURN_IF_ERROR(internal::UndoLog::Recover(pool_->view(), *persister_, &min_next_seq, verify_only));
   uint64_t next_seq;
   internal::LogHeader last_record;
   PMSTORE_RETURN_IF_ERROR(internal::RedoLog::Replay(pool_->view(), pool_->superblock.heap_offset, pool_->leaf_geometry(),
-                                                    *persister_, &next_seq, &last_record));
+                                                    *persister_, &next_seq, &last_record, verify_only));
   committer_.Recovered(std::max(next_seq, min_next_seq), last_record);
   PMSTORE_ASSIGN_OR_RETURN(internal::Root root, internal::ReadRoot(*pool_));
   key_count_ = root.key_count;

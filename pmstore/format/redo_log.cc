@@ -1,8 +1,10 @@
 #include "pmstore/format/redo_log.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <utility>
+#include <vector>
 
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
 #include <xxhash.h>
@@ -107,7 +109,7 @@ bool RedoLog::Holds(uint64_t seq, uint64_t checksum) const {
 }
 
 absl::Status RedoLog::Replay(const PoolView& pool, uint64_t heap_offset, const LeafGeometry& geometry,
-                             Persister& persister, uint64_t* next_seq, LogHeader* last) {
+                             Persister& persister, uint64_t* next_seq, LogHeader* last, bool verify_only) {
   *last = LogHeader{};
   char* base = pool.base;
   const uint64_t length = pool.length;
@@ -154,13 +156,37 @@ absl::Status RedoLog::Replay(const PoolView& pool, uint64_t heap_offset, const L
       return absl::DataLossError(absl::StrCat(pool.path, ": redo log commit ", header->seq,
                                               " writes outside the pool's metadata (offset ", offset, ")"));
     }
+    if (verify_only) continue;
     for (uint64_t i = 0; i < header->count; ++i) {
       if ((entries[i].offset & kVerifyMask) != 0) continue;
       std::memcpy(base + entries[i].offset, &entries[i].value, 8);
       PMSTORE_RETURN_IF_ERROR(PMSTORE_PERSIST(kReplayFlush, persister.Flush(base + entries[i].offset, 8)));
     }
   }
+  if (verify_only) return VerifyReplayed(pool, older, newest);
   return PMSTORE_PERSIST(kReplayDrain, persister.Drain());
+}
+
+absl::Status RedoLog::VerifyReplayed(const PoolView& pool, const LogHeader* older, const LogHeader* newest) {
+  // What replay would leave: the newest commit's words, and the older
+  // one's where the newest did not write.
+  std::vector<uint64_t> newest_words;
+  for (uint64_t i = 0; i < newest->count; ++i) newest_words.push_back(EntriesOf(newest)[i].offset);
+  std::sort(newest_words.begin(), newest_words.end());
+  for (const LogHeader* header : {older, newest}) {
+    if (header == nullptr) continue;
+    const LogEntry* entries = EntriesOf(header);
+    for (uint64_t i = 0; i < header->count; ++i) {
+      const LogEntry& e = entries[i];
+      if ((e.offset & kVerifyMask) != 0) continue;
+      if (header == older && std::binary_search(newest_words.begin(), newest_words.end(), e.offset)) continue;
+      if (std::memcmp(pool.base + e.offset, &e.value, 8) == 0) continue;
+      return absl::FailedPreconditionError(absl::StrCat(
+          pool.path, ": commit ", header->seq, " was cut short by a crash or a kill and is still to be recovered, "
+          "which an open that may not write the pool cannot do; open the pool for writing once"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace pmstore::internal

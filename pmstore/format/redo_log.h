@@ -71,13 +71,20 @@ class RedoLog {
   // still in its slot, and makes them durable. *next_seq: the next
   // commit's number; *last: the last commit's header (seq 0: none).
   // DataLoss when a record that passes its checksum writes outside the
-  // pool's metadata; a persister failure as is.
+  // pool's metadata; a persister failure as is. With `verify_only` (a pool
+  // mapped without write permission) nothing is written: FailedPrecondition
+  // when replay would change a word.
   static absl::Status Replay(const PoolView& pool, uint64_t heap_offset, const LeafGeometry& geometry,
-                             Persister& persister, uint64_t* next_seq, LogHeader* last);
+                             Persister& persister, uint64_t* next_seq, LogHeader* last, bool verify_only = false);
 
   static char* SlotOf(char* base, uint64_t seq) { return base + kLogOffset + (seq % 2) * kLogSlotSize; }
 
  private:
+  // Replay's check when it may not write: FailedPrecondition when a word
+  // of `older` (where `newest` does not write it too) or of `newest`
+  // differs from the pool's.
+  static absl::Status VerifyReplayed(const PoolView& pool, const LogHeader* older, const LogHeader* newest);
+
   char* base_;
 };
 

@@ -119,7 +119,8 @@ void UndoLog::End() {
   saved_.clear();
 }
 
-absl::Status UndoLog::Recover(const PoolView& pool, Persister& persister, uint64_t* min_next_seq) {
+absl::Status UndoLog::Recover(const PoolView& pool, Persister& persister, uint64_t* min_next_seq,
+                              bool verify_only) {
   char* base = pool.base;
   const RedoLog redo(base);
   for (uint64_t slot = 0; slot < 2; ++slot) {
@@ -134,6 +135,11 @@ absl::Status UndoLog::Recover(const PoolView& pool, Persister& persister, uint64
     // that the base record stays until that commit's fence.)
     *min_next_seq = std::max(*min_next_seq, header.base_seq + 1);
     if (!redo.Holds(header.base_seq, header.base_checksum)) continue;  // the run ended
+    if (verify_only) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          pool.path, ": a run of unsynced writes was cut short by a crash or a kill and is still to be recovered, "
+          "which an open that may not write the pool cannot do; open the pool for writing once"));
+    }
     BootId began;
     std::memcpy(began.words, header.boot_id, sizeof(began.words));
     const BootId now = CurrentBootId();

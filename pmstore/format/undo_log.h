@@ -134,8 +134,10 @@ class UndoLog {
   // failure or kernel crash, or an unknown boot): writes every saved line
   // back and makes them durable (the pool is at the base again).
   // *min_next_seq: the next commit's sequence number must be at least this
-  // (past the base of any old run).
-  static absl::Status Recover(const PoolView& pool, Persister& persister, uint64_t* min_next_seq);
+  // (past the base of any old run). With `verify_only` (a pool mapped
+  // without write permission) a run to recover is FailedPrecondition.
+  static absl::Status Recover(const PoolView& pool, Persister& persister, uint64_t* min_next_seq,
+                              bool verify_only = false);
 
  private:
   char* Slot() const;

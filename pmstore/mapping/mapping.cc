@@ -229,6 +229,10 @@ absl::StatusOr<std::unique_ptr<Mapping>> Mapping::Create(const PoolFile& file, c
                                                    length, " bytes to map of ", file.path()));
   }
   if (options.map_sync && !file.dax()) return MapSyncUnavailable(file.path());
+  if (options.read_only && (options.map_sync || options.engine != Engine::kMmap)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot map ", file.path(), " read-only with MAP_SYNC or libpmem2: both map to persist writes"));
+  }
   if (options.private_copy && (options.map_sync || options.engine != Engine::kMmap)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot map ", file.path(), " privately (copy-on-write) with MAP_SYNC or libpmem2: only shared mappings "
@@ -315,7 +319,8 @@ absl::Status Mapping::MapPieceMmap(const PoolFile& file, uint64_t offset, uint64
     hint = base_ + offset;
   }
   void* addr = nullptr;
-  const int err = env_->Mmap(hint, length, PROT_READ | PROT_WRITE, flags, file.fd(), static_cast<off_t>(offset), &addr);
+  const int prot = options_.read_only ? PROT_READ : PROT_READ | PROT_WRITE;
+  const int err = env_->Mmap(hint, length, prot, flags, file.fd(), static_cast<off_t>(offset), &addr);
   if (err != 0) {
     if (options_.map_sync && err == EOPNOTSUPP) return MapSyncUnavailable(file.path());
     return base::ErrnoStatus(err, "mmap", file.path());

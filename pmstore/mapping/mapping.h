@@ -120,6 +120,10 @@ struct MapOptions {
   // its page into anonymous memory and never reaches the file (mmap
   // engine only, no MAP_SYNC); msync writes none of it back.
   bool private_copy = false;
+  // PROT_READ alone: a write through the mapping faults. For a file opened
+  // read-only that must be mapped shared (device DAX maps shared only), so
+  // that nothing of this process can reach it (mmap engine only).
+  bool read_only = false;
 };
 
 class Mapping {

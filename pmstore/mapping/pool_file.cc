@@ -98,11 +98,13 @@ absl::StatusOr<PoolFile> PoolFile::Open(const std::string& path, OpenMode mode, 
   return PoolFile(env, fd.release(), path, file_size, dax);
 }
 
-absl::StatusOr<PoolFile> PoolFile::OpenDevice(const std::string& path, uint64_t size, env::Env* env) {
+absl::StatusOr<PoolFile> PoolFile::OpenDevice(const std::string& path, uint64_t size, env::Env* env,
+                                               bool read_only) {
   if (size == 0) return absl::InvalidArgumentError(absl::StrCat("cannot map 0 bytes of ", path));
   // No O_CREAT: a missing device node must not become a regular file in /dev.
   int raw_fd = -1;
-  const int err = env::RetryInterrupted([&] { return env->Open(path, O_RDWR | O_CLOEXEC, 0, &raw_fd); });
+  const int flags = (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+  const int err = env::RetryInterrupted([&] { return env->Open(path, flags, 0, &raw_fd); });
   if (err != 0) return ErrnoStatus(err, "open", path);
   OpenFd fd(env, raw_fd);
   struct stat st {};

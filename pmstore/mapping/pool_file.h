@@ -40,7 +40,8 @@ class PoolFile {
   static absl::StatusOr<PoolFile> Open(const std::string& path, OpenMode mode, uint64_t size,
                                        env::Env* env = env::Env::Default(), mode_t permissions = 0644);
 
-  // Opens the device DAX character device at `path` read-write, to map its
+  // Opens the device DAX character device at `path` read-write (or, with
+  // `read_only`, O_RDONLY: map it with MapOptions::read_only), to map its
   // first `size` bytes. The device's size and align are sysfs facts the
   // caller reads; `size` must be a multiple of the align (the driver
   // refuses other mappings with EINVAL). A device is never created, grown
@@ -48,7 +49,7 @@ class PoolFile {
   // true. Errors: NotFound, PermissionDenied, InvalidArgument (not a
   // character device, or size 0).
   static absl::StatusOr<PoolFile> OpenDevice(const std::string& path, uint64_t size,
-                                             env::Env* env = env::Env::Default());
+                                             env::Env* env = env::Env::Default(), bool read_only = false);
 
   PoolFile(PoolFile&& other) noexcept;
   PoolFile& operator=(PoolFile&& other) noexcept;

@@ -38,23 +38,37 @@ absl::StatusOr<mapping::DeviceDax> DeviceOf(const std::string& path, const struc
   return *device;
 }
 
-// The device opened, locked for writing and mapped whole, its superblock
-// not yet read.
+// The device opened, locked and mapped whole, its superblock not yet read:
+// for writing, or with options.read_only under a shared lock and mapped
+// without write permission. The driver maps a device shared only, so a
+// read-only open cannot have a private copy to recover into, as a file's
+// has: its recovery may only find that nothing is to be done
+// (Pool::mapped_read_only).
 absl::StatusOr<std::unique_ptr<Pool>> MapDevice(const std::string& path, const mapping::DeviceDax& device,
                                                 const PoolOptions& options, PersisterFactory make_persister,
                                                 std::unique_ptr<Persister>* persister) {
-  auto file = mapping::PoolFile::OpenDevice(path, device.size, options.env);
+  auto file = mapping::PoolFile::OpenDevice(path, device.size, options.env, options.read_only);
+  if (!options.read_only && absl::IsPermissionDenied(file.status())) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        path, ": no permission to write the device (", file.status().message(),
+        "); a user who may only read it opens it read-only (Options::read_only, read_only=True in Python)"));
+  }
   if (!file.ok()) return WithPath(file.status(), path);
   auto pool = std::make_unique<Pool>();
   pool->path = path;
   pool->device_align = device.align;
+  pool->read_only = options.read_only;
+  pool->mapped_read_only = options.read_only;
   pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
-  PMSTORE_RETURN_IF_ERROR(LockPool(options.env, pool->file->fd(), path, LockKind::kExclusive));
+  PMSTORE_RETURN_IF_ERROR(LockPool(options.env, pool->file->fd(), path,
+                                   options.read_only ? LockKind::kShared : LockKind::kExclusive));
   mapping::MapOptions map_options;
   // The driver maps at its align and refuses an address that is not a
   // multiple of it: 1 GiB aligns need a PUD-aligned reservation.
   map_options.intent = device.align >= base::kGiantPageSize ? mapping::PageIntent::kPud : mapping::PageIntent::kPmd;
-  map_options.engine = mapping::Engine::kPmem2;
+  // libpmem2 maps to persist, which a read-only open never does.
+  map_options.engine = options.read_only ? mapping::Engine::kMmap : mapping::Engine::kPmem2;
+  map_options.read_only = options.read_only;
   map_options.length = device.size;  // a multiple of the align, as the driver requires of a mapping
   map_options.reserve = device.size;
   PMSTORE_RETURN_IF_ERROR(MapPool(*pool, options, map_options, make_persister, persister));
@@ -70,11 +84,6 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenDevicePool(const std::string& path, co
                                                      const PoolOptions& options, PersisterFactory make_persister,
                                                      std::unique_ptr<Persister>* persister) {
   PMSTORE_ASSIGN_OR_RETURN(const mapping::DeviceDax device, DeviceOf(path, st));
-  if (options.read_only) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": a pool on device DAX cannot be opened read-only: the driver maps a device shared only, "
-                           "and a read-only open needs a private mapping; open it for writing"));
-  }
   PMSTORE_ASSIGN_OR_RETURN(auto pool, MapDevice(path, device, options, make_persister, persister));
   const uint64_t pool_bytes = base::RoundDown(pool->file->size(), kChunkSize);
   Superblock& sb = pool->superblock;
@@ -86,8 +95,9 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenDevicePool(const std::string& path, co
     PMSTORE_ASSIGN_OR_RETURN(sb, ParseSuperblock(pool->base(), sizeof(Superblock), pool_bytes, path));
     return pool;
   }
-  if (!options.create_if_missing) {
-    return absl::NotFoundError(absl::StrCat(path, ": the device holds no pool (create one: pmstore create ", path, ")"));
+  if (!options.create_if_missing || options.read_only) {
+    return absl::NotFoundError(absl::StrCat(path, ": the device holds no pool (create one: pmstore create ", path, ")",
+                                            options.read_only ? "; a read-only open never formats one" : ""));
   }
   // The whole device, whatever initial_size and max_size say: it never grows.
   sb = NewSuperblock(pool_bytes);

@@ -49,6 +49,10 @@ struct Pool {
   Superblock superblock;
   bool created = false;
   bool read_only = false;  // PoolOptions::read_only
+  // Mapped without write permission (a read-only open of device DAX): a
+  // write faults, so recovery may only verify that it has nothing to do.
+  // A read-only open of a file maps a private copy instead, and is false.
+  bool mapped_read_only = false;
   // A pool on a device DAX device: the align of every mapping of it (2 MiB
   // or 1 GiB), which is the page size its mapping gets; 0 for a file.
   uint64_t device_align = 0;
@@ -81,9 +85,8 @@ absl::Status MapPool(Pool& pool, const PoolOptions& options, const mapping::MapO
 // and "exists" means the device holds a pool (the magic), so
 // create_if_missing formats a device that holds none and error_if_exists
 // refuses one that does. InvalidArgument for a character device that is
-// not device DAX; FailedPrecondition for a read-only open (the driver
-// maps a device shared only, and a read-only open's recovery needs a
-// private mapping).
+// not device DAX. A read-only open maps the device without write
+// permission (Pool::mapped_read_only) and never formats it.
 absl::StatusOr<std::unique_ptr<Pool>> OpenDevicePool(const std::string& path, const struct stat& st,
                                                      const PoolOptions& options, PersisterFactory make_persister,
                                                      std::unique_ptr<Persister>* persister);

@@ -4,7 +4,8 @@
 # The device is the pool: create formats it (no --size), refuses a device
 # that holds a pool without --force, and maps it at the device's align
 # (stats: device_dax_align, cache_line granularity, every resident page on
-# a huge entry); put/get/list/del/dump/check work; readers lists a holder;
+# a huge entry); put/get/list/del/dump/check work, read-only too (as a
+# user who may only read the device); readers lists a holder;
 # destroy erases it; copy
 # fills it from a file pool, and a copy killed midway leaves no pool. Then
 # the model test, the kill tests and the full-device test (ResourceExhausted,
@@ -44,6 +45,18 @@ echo "dax-measure: devdax align=$align pmstore stats $(echo "$stats" | jq -c .)"
 echo "$stats" | jq -e --argjson align "$align" '.device_dax_align == $align and .dax == true and
     .granularity == "cache_line" and .keys == 2 and .pmd_mapped_share == 1' >/dev/null \
   && ok "stats: device_dax_align $align, DAX, cache_line, huge entries only" || bad "stats: $stats"
+
+# A user who may only read the device reads the pool (a read-only open,
+# mapped without write permission) and may not write it.
+chmod 0644 "$dev"
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+[ "$(nobody "$pm" get "$dev" key2 2>"$out/err")" = value2 ] && ok "get as a user who may only read the device" \
+  || bad "get as nobody: $(cat "$out/err")"
+nobody "$pm" check "$dev" >/dev/null 2>"$out/err" && ok "check as nobody" || bad "check as nobody: $(cat "$out/err")"
+nobody "$pm" put "$dev" key9 value9 2>"$out/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "no permission to write" "$out/err" && ok "put as nobody refused: $(cat "$out/err")" \
+  || bad "put as nobody: exit $rc, $(cat "$out/err")"
+chmod 0600 "$dev"
 
 # The reader table of a pool on the device: named for the device's number,
 # it lists a process holding the pool (a load waiting on a FIFO) and is

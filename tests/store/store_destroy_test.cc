@@ -1,8 +1,9 @@
 // Store::Destroy (RocksDB's DestroyDB) and what an open makes of a
 // character device that is not device DAX. Pools on a real device DAX
 // device are tested in the VM (tests/dax/pmstore_on_devdax.sh runs the
-// DeviceDax tests here with PMSTORE_TEST_DEVICE): this machine has none,
-// and /dev/null stands for a device that is not one.
+// DeviceDax tests here with PMSTORE_TEST_DEVICE: a full device, read-only
+// opens): this machine has none, and /dev/null stands for a device that is
+// not one.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -166,6 +167,75 @@ TEST(StoreOnDeviceDaxTest, AFullDeviceIsResourceExhaustedAndKeepsItsValues) {
   std::printf("device DAX %s: full after %d values of 32 MiB in %llu bytes (align %llu): %s\n", device, stored,
               static_cast<unsigned long long>(stats.pool_bytes),
               static_cast<unsigned long long>(stats.device_dax_align), std::string(full.message()).c_str());
+}
+
+// A read-only open of a device DAX pool (Options::read_only): the device is
+// mapped without write permission, so it reads, refuses writes, shares the
+// device with other read-only opens and excludes a writer, as a read-only
+// open of a file does.
+TEST(StoreOnDeviceDaxTest, AReadOnlyOpenReadsRefusesWritesAndSharesTheDevice) {
+  const char* device = std::getenv("PMSTORE_TEST_DEVICE");
+  if (device == nullptr) GTEST_SKIP() << "PMSTORE_TEST_DEVICE names no device DAX device";
+  const absl::Status destroyed = Store::Destroy(device);
+  ASSERT_TRUE(destroyed.ok() || absl::IsNotFound(destroyed)) << destroyed;
+  auto empty = Store::Open(device, Options{.create_if_missing = true, .read_only = true});
+  EXPECT_TRUE(absl::IsNotFound(empty.status()) && HasWords(empty.status(), "never formats")) << empty.status();
+  {
+    auto writer = OpenOrDie(device, Options{.create_if_missing = true});
+    for (int i = 0; i < 100; ++i) ASSERT_TRUE(writer->Put("k" + std::to_string(i), "v" + std::to_string(i)).ok());
+    ASSERT_TRUE(writer->Close().ok());
+  }
+  auto first = OpenOrDie(device, Options{.read_only = true});
+  auto second = OpenOrDie(device, Options{.read_only = true});
+  std::string value;
+  ASSERT_TRUE(first->Get("k42", &value).ok());
+  EXPECT_EQ(value, "v42");
+  ASSERT_TRUE(second->Get("k7", &value).ok());
+  EXPECT_EQ(value, "v7");
+  const Stats stats = first->GetStats();
+  EXPECT_TRUE(stats.read_only);
+  EXPECT_EQ(stats.keys, 100u);
+  EXPECT_GT(stats.device_dax_align, 0u);
+  EXPECT_TRUE(first->CheckNow().clean());
+  const absl::Status put = first->Put("k1", "w");
+  EXPECT_TRUE(absl::IsPermissionDenied(put)) << put;
+  auto writer = Store::Open(device, Options());
+  EXPECT_TRUE(absl::IsFailedPrecondition(writer.status()) && HasWords(writer.status(), "read-only"))
+      << writer.status();
+  ASSERT_TRUE(first->Close().ok());
+  ASSERT_TRUE(second->Close().ok());
+  auto check = Store::Check(device);
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_TRUE(check->clean());
+}
+
+// A process killed in the middle of unsynced writes leaves work for
+// recovery, which an open that may not write the device cannot do: the
+// read-only open is refused, saying so, and changes nothing; a writable
+// open recovers, and read-only opens work again.
+TEST(StoreOnDeviceDaxTest, AReadOnlyOpenOfADeviceLeftToRecoverIsRefused) {
+  const char* device = std::getenv("PMSTORE_TEST_DEVICE");
+  if (device == nullptr) GTEST_SKIP() << "PMSTORE_TEST_DEVICE names no device DAX device";
+  const absl::Status destroyed = Store::Destroy(device);
+  ASSERT_TRUE(destroyed.ok() || absl::IsNotFound(destroyed)) << destroyed;
+  {
+    auto store = OpenOrDie(device, Options{.create_if_missing = true});
+    ASSERT_TRUE(store->Put("durable", "yes").ok());
+    ASSERT_TRUE(store->Close().ok());
+  }
+  ASSERT_TRUE(testing::KillMidUnsyncedRun(device, 20));
+
+  auto refused = Store::Open(device, Options{.read_only = true});
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused.status()) && HasWords(refused.status(), "for writing once"))
+      << refused.status();
+  auto check = Store::Check(device);  // falls back to a writable open, which recovers
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_TRUE(check->clean());
+  auto store = OpenOrDie(device, Options{.read_only = true});
+  std::string value;
+  EXPECT_TRUE(store->Get("durable", &value).ok());
+  EXPECT_TRUE(store->Get("unsynced19", &value).ok()) << "a kill in the same boot keeps unsynced writes";
+  EXPECT_EQ(store->GetStats().keys, 21u);
 }
 
 }  // namespace

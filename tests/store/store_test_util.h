@@ -2,6 +2,10 @@
 // chosen file system.
 #pragma once
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -29,6 +33,25 @@ inline std::string ValueFor(uint64_t i, size_t size) {
   std::string value(size, '\0');
   for (size_t j = 0; j < size; ++j) value[j] = static_cast<char>('a' + (i * 31 + j * 7) % 26);
   return value;
+}
+
+// A process that opens the pool at `path`, puts `count` keys
+// PREFIX0, PREFIX1, ... (value "v") unsynced and exits without closing
+// it: a kill in the middle of a run of unsynced writes, as the pool
+// knows it. True when the child did all of it.
+inline bool KillMidUnsyncedRun(const std::string& path, int count, const std::string& prefix = "unsynced") {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    auto store = Store::Open(path, Options());
+    if (!store.ok()) _exit(1);
+    for (int i = 0; i < count; ++i) {
+      if (!(*store)->Put({.sync = false}, prefix + std::to_string(i), "v").ok()) _exit(2);
+    }
+    _exit(0);  // no Close
+  }
+  int status = 0;
+  return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 }  // namespace pmstore::testing

@@ -54,7 +54,11 @@ struct Options {
   // or many; a writable open excludes them and they exclude it
   // (FailedPrecondition naming a holder's pid). Never creates a pool:
   // create_if_missing is ignored (NotFound). Costs nothing on reads;
-  // recovery's writes, when there are any, copy their pages.
+  // recovery's writes, when there are any, copy their pages. A pool on
+  // device DAX, which the driver maps shared only, is mapped without
+  // write permission: one that a crash or a kill left to recover is
+  // FailedPrecondition ("open the pool for writing once"), and nothing
+  // is changed.
   bool read_only = false;
   // Permission bits of a new pool file, less the process's umask, as
   // mdb_env_open's mode argument (0644 and umask 022 give rw-r--r--).

@@ -145,9 +145,9 @@ class Store {
   // changing it: opened read-only (Options::read_only), so it needs only
   // read permission and may run beside other read-only opens, never beside
   // a writable one. A pool a crash left mid-commit is checked as recovery
-  // leaves it. A pool on device DAX, which cannot be opened read-only, is
-  // opened for writing: a commit a crash cut short is then recovered in
-  // place before the check. A status that is not OK means the pool could
+  // leaves it. A pool on device DAX, whose read-only open cannot recover
+  // it, is opened for writing when it needs recovery (or is in use): a
+  // commit a crash cut short is then recovered in place before the check. A status that is not OK means the pool could
   // not be examined at all (missing, not a pool, in use).
   static absl::StatusOr<CheckReport> Check(const std::string& path);
 
