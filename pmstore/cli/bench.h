@@ -25,6 +25,7 @@ struct BenchConfig {
   bool transactions = false;  // updaterandom: each update in a pmstore::Transaction
   bool json = false;
   std::string compare;  // "" or "lmdb"
+  bool compare_first = false;  // run the compared engine before pmstore
   uint64_t seed = 301;
 };
 
