@@ -102,6 +102,16 @@ jq -e '(.transactions | not) and .benchmarks[0].found < 1000 and .benchmarks[1].
   || { echo "FAIL: bench updaterandom unfilled: $(jq -c '.benchmarks' "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "bench --compare=lmdb" -- "$PMSTORE" bench "$DIR/bench2" --size=64M --num=1000 --compare=lmdb
 grep -q "ratio pmstore/lmdb" "$DIR/out" || { echo "FAIL: bench compare output"; failures=$((failures + 1)); }
+# The order of the engines: LMDB first on request, said in the output.
+expect 0 "bench --lmdb-first" -- "$PMSTORE" bench "$DIR/bench3" --size=64M --num=1000 --benchmarks=fillseq,readrandom \
+  --compare=lmdb --lmdb-first --output-format=json
+jq -e '.compare.ran_first == true and [.benchmarks[].ops] == [1000, 1000] and [.compare.benchmarks[].found] == [0, 1000]' \
+  "$DIR/out" >/dev/null || { echo "FAIL: bench --lmdb-first: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 0 "bench --lmdb-first, text" -- "$PMSTORE" bench "$DIR/bench3" --size=64M --num=1000 --benchmarks=fillseq \
+  --compare=lmdb --lmdb-first
+grep -q "^  lmdb (ran first):" "$DIR/out" || { echo "FAIL: bench --lmdb-first text: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+expect 2 "bench --lmdb-first without --compare" -- "$PMSTORE" bench "$DIR/bench3" --lmdb-first
+stderr_has "--lmdb-first alone says what it needs" "needs --compare=lmdb"
 # Hits, misses and batches reported apart; LMDB runs readrandom for multiget.
 expect 0 "bench multiget readmissing" -- "$PMSTORE" bench "$DIR/mg" --size=64M --num=2000 --reads=3000 --batch=7 \
   --benchmarks=fillseq,readrandom,multiget,readmissing --compare=lmdb --output-format=json
