@@ -226,19 +226,24 @@ absl::StatusOr<int> OpenExisting(env::Env* env, const std::string& path, int fla
   return fd;
 }
 
-// The region open as `fd` mapped, or nullptr for a region whose maker died
-// before it was whole (nobody is attached to it).
+// The region open as `fd` mapped, or nullptr for a leftover that holds no
+// table of this version (of a process that died while making it, or of
+// another pmstore version) and that nobody is attached to. A leftover of
+// this version is listed: its slots are all stale, the last words of
+// processes that died with the pool open.
 absl::StatusOr<void*> MapExisting(env::Env* env, int fd, int prot, const std::string& path) {
+  struct flock in_use = Range(F_WRLCK, kUseByte);
+  if (const int err = env->Lock(fd, F_OFD_GETLK, &in_use); err != 0) {
+    return base::ErrnoStatus(err, "fcntl(F_OFD_GETLK)", path);
+  }
+  const bool leftover = in_use.l_type == F_UNLCK;
   struct stat st;
   if (const int err = env->Fstat(fd, &st); err != 0) return base::ErrnoStatus(err, "fstat", path);
-  if (st.st_size == 0) return nullptr;
+  if (leftover && static_cast<uint64_t>(st.st_size) != kRegionBytes) return nullptr;
   PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, prot, path));
-  if (static_cast<const RegionHeader*>(region)->magic == 0) {
-    env->Munmap(region, kRegionBytes);
-    return nullptr;
-  }
   if (absl::Status valid = CheckHeader(region, path); !valid.ok()) {
     env->Munmap(region, kRegionBytes);
+    if (leftover) return nullptr;
     return valid;
   }
   return region;

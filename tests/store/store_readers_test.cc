@@ -293,6 +293,9 @@ TEST_F(ReadersTest, ATableOfAnotherLayoutInUseIsReportedAndOpensGoOnUnlisted) {
     EXPECT_TRUE((*store)->Close().ok());
   }
   close(fd);  // the other version's process leaves
+  readers = Store::Readers(pool_);
+  ASSERT_TRUE(readers.ok()) << readers.status();
+  EXPECT_TRUE(readers->empty()) << "a leftover of another layout that nobody holds lists no process";
   auto store = OpenOrDie(pool_, Options());
   const std::vector<ReaderInfo> listed = ReadersOrDie(pool_);
   ASSERT_EQ(listed.size(), 1u) << "made anew in this version's layout";
