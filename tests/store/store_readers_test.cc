@@ -55,7 +55,9 @@ const ReaderInfo* Find(const std::vector<ReaderInfo>& readers, pid_t pid) {
 class Holder {
  public:
   // `fork_grandchild`: after opening, the holder forks a child that sleeps
-  // with the holder's descriptors (and reports its pid as a second word).
+  // with the holder's descriptors. The child reports its own pid as the
+  // second word: fork has returned there, so the handlers that run in a
+  // forked child have run (the holder's word alone would not say so).
   Holder(const std::string& pool, const Options& options, bool fork_grandchild = false) {
     int ready[2], hold[2];
     if (pipe(ready) != 0 || pipe(hold) != 0) return;
@@ -64,19 +66,16 @@ class Holder {
       close(ready[0]);
       close(hold[1]);
       auto store = Store::Open(pool, options);
-      int64_t word = store.ok() ? getpid() : -1;
-      if (store.ok() && fork_grandchild) {
-        const pid_t grandchild = fork();
-        if (grandchild == 0) {
-          char byte;
-          while (read(hold[0], &byte, 1) > 0) {
-          }
-          _exit(0);
-        }
-        if (write(ready[1], &word, sizeof(word)) != sizeof(word)) _exit(3);
-        word = grandchild;
-      }
+      const int64_t word = store.ok() ? getpid() : -1;
       if (write(ready[1], &word, sizeof(word)) != sizeof(word)) _exit(3);
+      if (store.ok() && fork_grandchild && fork() == 0) {
+        const int64_t grandchild = getpid();
+        if (write(ready[1], &grandchild, sizeof(grandchild)) != sizeof(grandchild)) _exit(3);
+        char byte;
+        while (read(hold[0], &byte, 1) > 0) {
+        }
+        _exit(0);
+      }
       char byte;
       while (read(hold[0], &byte, 1) > 0) {
       }
