@@ -134,6 +134,16 @@ absl::Status CheckHeader(const void* region, const std::string& path) {
       path, header->version, kRegionVersion));
 }
 
+// MapRegion, then the header checked; unmapped again when either fails.
+absl::StatusOr<void*> MapChecked(env::Env* env, int fd, int prot, const std::string& path) {
+  PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, prot, path));
+  if (absl::Status valid = CheckHeader(region, path); !valid.ok()) {
+    env->Munmap(region, kRegionBytes);
+    return valid;
+  }
+  return region;
+}
+
 // With the init lock held: joins the region open as `fd` (the use lock
 // taken for reading), making it anew first when nobody is attached.
 absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path, const struct stat& pool_st) {
@@ -143,12 +153,7 @@ absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path,
     if (!joined) {
       return absl::InternalError(absl::StrCat(path, ": the use lock is held for writing by another process"));
     }
-    PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, PROT_READ | PROT_WRITE, path));
-    if (absl::Status valid = CheckHeader(region, path); !valid.ok()) {
-      env->Munmap(region, kRegionBytes);
-      return valid;
-    }
-    return region;
+    return MapChecked(env, fd, PROT_READ | PROT_WRITE, path);
   }
   // Nobody attached: whatever the file holds (a region of a process that
   // died, of another boot or version) is stale. Emptied, then sized: the
@@ -237,15 +242,9 @@ absl::StatusOr<void*> MapExisting(env::Env* env, int fd, int prot, const std::st
     return base::ErrnoStatus(err, "fcntl(F_OFD_GETLK)", path);
   }
   const bool leftover = in_use.l_type == F_UNLCK;
-  struct stat st;
-  if (const int err = env->Fstat(fd, &st); err != 0) return base::ErrnoStatus(err, "fstat", path);
-  if (leftover && static_cast<uint64_t>(st.st_size) != kRegionBytes) return nullptr;
-  PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, prot, path));
-  if (absl::Status valid = CheckHeader(region, path); !valid.ok()) {
-    env->Munmap(region, kRegionBytes);
-    if (leftover) return nullptr;
-    return valid;
-  }
+  absl::StatusOr<void*> region = MapChecked(env, fd, prot, path);
+  // FailedPrecondition: another size or header than this version's.
+  if (leftover && absl::IsFailedPrecondition(region.status())) return nullptr;
   return region;
 }
 
