@@ -60,8 +60,8 @@ absl::StatusOr<std::unique_ptr<Pool>> MapDevice(const std::string& path, const m
   pool->read_only = options.read_only;
   pool->mapped_read_only = options.read_only;
   pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
-  PMSTORE_RETURN_IF_ERROR(LockPool(options.env, pool->file->fd(), path,
-                                   options.read_only ? LockKind::kShared : LockKind::kExclusive));
+  PMSTORE_ASSIGN_OR_RETURN(pool->lock, LockPool(options.env, pool->file->fd(), path,
+                                                options.read_only ? LockKind::kShared : LockKind::kExclusive));
   mapping::MapOptions map_options;
   // The driver maps at its align and refuses an address that is not a
   // multiple of it: 1 GiB aligns need a PUD-aligned reservation.
@@ -140,7 +140,7 @@ absl::Status DestroyPool(const std::string& path, PersisterFactory make_persiste
   }
   auto file = mapping::PoolFile::Open(path, mapping::OpenMode::kOpenExisting, 0, env);
   if (!file.ok()) return WithPath(file.status(), path);
-  PMSTORE_RETURN_IF_ERROR(LockPool(env, file->fd(), path, LockKind::kExclusive));
+  PMSTORE_ASSIGN_OR_RETURN(const PoolLock lock, LockPool(env, file->fd(), path, LockKind::kExclusive));
   char magic[sizeof(kMagic)] = {};
   size_t n = 0;
   const int err = env::RetryInterrupted([&] { return env->Pread(file->fd(), magic, sizeof(magic), 0, &n); });

@@ -127,13 +127,13 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
     unpublished = file->path();
     pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
     pool->created = true;
-    PMSTORE_RETURN_IF_ERROR(LockPool(env, pool->file->fd(), path, lock_kind));
+    PMSTORE_ASSIGN_OR_RETURN(pool->lock, LockPool(env, pool->file->fd(), path, lock_kind));
   } else {
     const auto open_mode = options.read_only ? mapping::OpenMode::kOpenReadOnly : mapping::OpenMode::kOpenExisting;
     auto file = mapping::PoolFile::Open(path, open_mode, 0, env);
     if (!file.ok()) return OpenFailure(file.status(), path, options.read_only);
     pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
-    PMSTORE_RETURN_IF_ERROR(LockPool(env, pool->file->fd(), path, lock_kind));
+    PMSTORE_ASSIGN_OR_RETURN(pool->lock, LockPool(env, pool->file->fd(), path, lock_kind));
     PMSTORE_ASSIGN_OR_RETURN(sb, ReadSuperblock(*pool->file, path));
   }
 

@@ -18,6 +18,7 @@
 #include "pmstore/mapping/mapping.h"
 #include "pmstore/mapping/pool_file.h"
 #include "pmstore/persist/persister.h"
+#include "pmstore/pool/pool_lock.h"
 
 namespace pmstore::internal {
 
@@ -44,6 +45,9 @@ struct PoolOptions {
 
 struct Pool {
   std::string path;
+  // This process's claim of the pool (pool_lock.h), given up after the
+  // file (and with it the file lock) is closed.
+  PoolLock lock;
   std::unique_ptr<mapping::PoolFile> file;
   std::unique_ptr<mapping::Mapping> mapping;
   Superblock superblock;

@@ -1,12 +1,17 @@
 #include "pmstore/pool/pool_lock.h"
 
+#include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/errno_status.h"
 
@@ -52,9 +57,76 @@ std::optional<std::string> Holder(env::Env* env, int fd) {
 // the pool in a tight loop must not keep this open spinning.
 constexpr int kTriesWhenTheHolderLeft = 3;
 
+// The pools this process has open: (device, inode) to the claim's owner.
+// A child forked after an open inherits the parent's entries, which name
+// the parent's pid: the child may open those pools itself (its copies of
+// the parent's stores refuse every call, StoreImpl::Forked).
+class OpenPools {
+ public:
+  static OpenPools& Get() {
+    static OpenPools* const table = new OpenPools;  // never destroyed: stores may close during exit
+    return *table;
+  }
+
+  // A token for the new claim, or 0 when this process holds one already.
+  uint64_t Claim(dev_t dev, ino_t ino) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Owner& owner = owners_[{dev, ino}];
+    if (owner.token != 0 && owner.pid == getpid()) return 0;
+    owner = Owner{getpid(), ++last_token_};
+    return owner.token;
+  }
+  void Release(dev_t dev, ino_t ino, uint64_t token) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = owners_.find({dev, ino});
+    if (it != owners_.end() && it->second.token == token && it->second.pid == getpid()) owners_.erase(it);
+  }
+
+ private:
+  OpenPools() {
+    // A thread of the parent holding the mutex at a fork would leave it
+    // held for ever in the child.
+    pthread_atfork([] { Get().mu_.lock(); }, [] { Get().mu_.unlock(); }, [] { Get().mu_.unlock(); });
+  }
+
+  struct Owner {
+    pid_t pid = 0;
+    uint64_t token = 0;
+  };
+  std::mutex mu_;
+  absl::flat_hash_map<std::pair<dev_t, ino_t>, Owner> owners_;
+  uint64_t last_token_ = 0;
+};
+
 }  // namespace
 
-absl::Status LockPool(env::Env* env, int fd, const std::string& path, LockKind kind) {
+PoolLock& PoolLock::operator=(PoolLock&& other) noexcept {
+  if (this != &other) {
+    if (token_ != 0) OpenPools::Get().Release(dev_, ino_, token_);
+    dev_ = other.dev_;
+    ino_ = other.ino_;
+    token_ = std::exchange(other.token_, 0);
+  }
+  return *this;
+}
+
+PoolLock::~PoolLock() {
+  if (token_ != 0) OpenPools::Get().Release(dev_, ino_, token_);
+}
+
+absl::StatusOr<PoolLock> LockPool(env::Env* env, int fd, const std::string& path, LockKind kind) {
+  struct stat st;
+  if (const int err = env->Fstat(fd, &st); err != 0) return base::ErrnoStatus(err, "fstat", path);
+  PoolLock claim;
+  // A device DAX pool is its device, whichever node names it.
+  claim.dev_ = S_ISCHR(st.st_mode) ? st.st_rdev : st.st_dev;
+  claim.ino_ = S_ISCHR(st.st_mode) ? 0 : st.st_ino;
+  claim.token_ = OpenPools::Get().Claim(claim.dev_, claim.ino_);
+  if (claim.token_ == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": pool already open in this process (a process opens a pool once and shares that Store between "
+              "its threads, as LMDB opens an environment once; use the open one, or close it first)"));
+  }
   const short type = kind == LockKind::kShared ? F_RDLCK : F_WRLCK;
   int err = 0;
   for (int tries = 1;; ++tries) {
@@ -72,7 +144,7 @@ absl::Status LockPool(env::Env* env, int fd, const std::string& path, LockKind k
   struct flock pid = Range(F_RDLCK, kHolderPidBase + getpid(), 1);
   const int pid_err = env->Lock(fd, F_OFD_SETLK, &pid);
   if (pid_err != 0) return base::ErrnoStatus(pid_err, "fcntl(F_OFD_SETLK)", path);
-  return absl::OkStatus();
+  return claim;
 }
 
 }  // namespace pmstore::internal

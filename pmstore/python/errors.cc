@@ -38,8 +38,8 @@ void RegisterErrors(py::module_& module) {
       {absl::StatusCode::kInvalidArgument, "InvalidArgumentError",
        "Not a pool (bad magic), a key longer than 64 KiB, or a batch too large for one commit."},
       {absl::StatusCode::kFailedPrecondition, "FailedPreconditionError",
-       "Unsupported pool version, granularity weaker than required, the pool is in use by another process, or a "
-       "call on a Transaction that already committed or rolled back."},
+       "Unsupported pool version, granularity weaker than required, the pool is in use by another process or "
+       "already open in this one, or a call on a Transaction that already committed or rolled back."},
       {absl::StatusCode::kDataLoss, "DataLossError", "Truncated pool or checksum failure."},
       {absl::StatusCode::kResourceExhausted, "ResourceExhaustedError",
        "The pool is full and may not grow (the failed write changed nothing), or the file system is full."},

@@ -48,14 +48,16 @@ TEST_F(CApiProcessesTest, ReadsAndRefusesWritesWithPermissionDenied) {
   EXPECT_EQ(pmstore_sync(db_, nullptr), PMSTORE_PERMISSION_DENIED);
   EXPECT_EQ(Get("k"), "v");
 
-  // A second read-only open shares the pool; a writable one is refused.
-  pmstore_t* second = nullptr;
-  ASSERT_EQ(pmstore_open(options_, path_.c_str(), &second, nullptr), PMSTORE_OK);
-  EXPECT_EQ(pmstore_close(second, nullptr), PMSTORE_OK);
-  pmstore_options_set_read_only(options_, false);
-  pmstore_t* writer = nullptr;
-  EXPECT_EQ(pmstore_open(options_, path_.c_str(), &writer, nullptr), PMSTORE_FAILED_PRECONDITION);
-  EXPECT_EQ(writer, nullptr);
+  // A process opens a pool once: a second open here is refused, read-only
+  // or writable, and says why (other processes share a read-only pool).
+  for (const bool read_only : {true, false}) {
+    pmstore_options_set_read_only(options_, read_only);
+    pmstore_t* second = nullptr;
+    ErrMsg refused;
+    EXPECT_EQ(pmstore_open(options_, path_.c_str(), &second, refused.out()), PMSTORE_FAILED_PRECONDITION);
+    EXPECT_EQ(second, nullptr);
+    EXPECT_NE(refused.str().find("already open in this process"), std::string::npos) << refused.str();
+  }
 }
 
 TEST_F(CApiProcessesTest, NeverCreatesAPool) {
@@ -115,7 +117,7 @@ TEST_F(CApiProcessesTest, DestroyRemovesAClosedPoolAndRefusesAnOpenOne) {
   Open();
   ErrMsg in_use;
   EXPECT_EQ(pmstore_destroy(path_.c_str(), in_use.out()), PMSTORE_FAILED_PRECONDITION);
-  EXPECT_NE(in_use.str().find("in use"), std::string::npos) << in_use.str();
+  EXPECT_NE(in_use.str().find("already open in this process"), std::string::npos) << in_use.str();
   pmstore_stats_t* stats = pmstore_get_stats(db_);
   EXPECT_EQ(pmstore_stats_device_dax_align(stats), 0u);  // a file
   pmstore_stats_destroy(stats);

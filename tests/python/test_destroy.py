@@ -20,7 +20,7 @@ def test_destroy_removes_a_closed_pool(pool, small):
 
 def test_destroy_refuses_an_open_pool_and_a_file_that_is_not_one(pool, small):
     with pmstore.Store(pool, **small):
-        with pytest.raises(pmstore.FailedPreconditionError, match="in use"):
+        with pytest.raises(pmstore.FailedPreconditionError, match="already open in this process"):
             pmstore.destroy(pool)
     assert os.path.exists(pool)
     notes = pool + ".txt"

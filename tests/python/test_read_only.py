@@ -34,15 +34,27 @@ def test_reads_and_refuses_writes_with_permission_error(filled):
         assert store[b"k01"] == b"v01"
 
 
-def test_read_only_opens_share_the_pool_and_exclude_a_writer(filled):
-    with pmstore.Store(filled, read_only=True) as first, pmstore.Store(filled, read_only=True) as second:
-        assert first[b"k00"] == second[b"k00"] == b"v00"
-        with pytest.raises(pmstore.FailedPreconditionError, match="which has it open read-only"):
-            pmstore.Store(filled)
+def test_read_only_opens_share_the_pool_and_exclude_a_writer(filled, run_python):
+    other_process = """
+import sys
+import pmstore
+try:
+    with pmstore.Store(sys.argv[1], read_only=sys.argv[2] == "read_only") as store:
+        print(store[b"k00"].decode())
+except pmstore.FailedPreconditionError as e:
+    print(e)
+"""
+    with pmstore.Store(filled, read_only=True) as first:
+        assert first[b"k00"] == b"v00"
+        assert run_python(other_process, filled, "read_only").stdout.strip() == "v00"
+        assert "which has it open read-only" in run_python(other_process, filled, "writable").stdout
+        # One process opens a pool once, read-only or not.
+        for read_only in (True, False):
+            with pytest.raises(pmstore.FailedPreconditionError, match="already open in this process"):
+                pmstore.Store(filled, read_only=read_only)
     with pmstore.Store(filled) as writer:
         writer[b"k00"] = b"new"
-        with pytest.raises(pmstore.FailedPreconditionError, match="which has it open for writing"):
-            pmstore.Store(filled, read_only=True)
+        assert "which has it open for writing" in run_python(other_process, filled, "read_only").stdout
 
 
 def test_never_creates(pool):

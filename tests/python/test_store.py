@@ -249,7 +249,7 @@ def test_oversized_key_is_invalid_argument_error(pool, small):
 
 def test_second_open_is_failed_precondition_error(pool, small):
     with pmstore.Store(pool, **small):
-        with pytest.raises(pmstore.FailedPreconditionError, match="in use") as busy:
+        with pytest.raises(pmstore.FailedPreconditionError, match="already open in this process") as busy:
             pmstore.Store(pool)
         assert busy.value.code == "FAILED_PRECONDITION"
 

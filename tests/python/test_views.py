@@ -81,7 +81,7 @@ def test_dropped_store_stays_open_for_its_views_and_closes_after_the_last(pool, 
     del store
     gc.collect()
     assert bytes(view) == b"kept open", "the view keeps the store open"
-    with pytest.raises(pmstore.FailedPreconditionError, match="in use"):
+    with pytest.raises(pmstore.FailedPreconditionError, match="already open in this process"):
         pmstore.Store(pool)
     del view
     with pmstore.Store(pool) as again:  # the last view closed it

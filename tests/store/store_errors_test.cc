@@ -23,6 +23,7 @@
 namespace pmstore {
 namespace {
 
+using testing::InAChild;
 using testing::OpenOrDie;
 using testing::SmallPool;
 
@@ -230,30 +231,42 @@ TEST_F(StoreErrorsTest, DamagedValueIsFoundByCheckAndVerifiedReads) {
 
 TEST_F(StoreErrorsTest, SecondOpenInThisProcessIsRefused) {
   auto first = OpenOrDie(path_, SmallPool());
-  auto second = Store::Open(path_, Options());
+  Options read_only;
+  read_only.read_only = true;
+  // By any name of the file: the pool is its inode.
+  const std::string other_name = path_ + ".link";
+  ASSERT_EQ(link(path_.c_str(), other_name.c_str()), 0);
+  for (const auto& [path, options] :
+       {std::pair{path_, Options()}, std::pair{path_, read_only}, std::pair{other_name, read_only}}) {
+    auto second = Store::Open(path, options);
+    ASSERT_FALSE(second.ok()) << path;
+    EXPECT_TRUE(absl::IsFailedPrecondition(second.status()));
+    EXPECT_NE(second.status().message().find("already open in this process"), std::string::npos) << second.status();
+  }
+  unlink(other_name.c_str());
+}
+
+TEST_F(StoreErrorsTest, ASecondReadOnlyOpenInThisProcessIsRefusedToo) {
+  { OpenOrDie(path_, SmallPool()); }
+  Options read_only;
+  read_only.read_only = true;
+  auto first = OpenOrDie(path_, read_only);
+  auto second = Store::Open(path_, read_only);
   ASSERT_FALSE(second.ok());
-  EXPECT_TRUE(absl::IsFailedPrecondition(second.status()));
-  EXPECT_NE(second.status().message().find("in use"), std::string::npos) << second.status();
+  EXPECT_NE(second.status().message().find("already open in this process"), std::string::npos) << second.status();
+  // Another process shares the read-only pool as before.
+  EXPECT_EQ(InAChild([&] { return Store::Open(path_, read_only).status().ToString(); }), "OK");
+  ASSERT_TRUE(first->Close().ok());
+  EXPECT_TRUE(Store::Open(path_, read_only).ok()) << "a closed open leaves the pool to the next";
 }
 
 // What a refused opener reads: the holder as the message of a second open
 // from a child process.
 std::string MessageOfAnOpenFromAChild(const std::string& path) {
-  int pipe_fds[2];
-  EXPECT_EQ(pipe(pipe_fds), 0);
-  const pid_t child = fork();
-  if (child == 0) {
+  return InAChild([&] {
     auto second = Store::Open(path, Options());
-    const std::string message(second.ok() ? "opened" : second.status().message());
-    (void)!write(pipe_fds[1], message.data(), message.size());
-    _exit(0);
-  }
-  close(pipe_fds[1]);
-  char buffer[512] = {0};
-  (void)!read(pipe_fds[0], buffer, sizeof(buffer) - 1);
-  waitpid(child, nullptr, 0);
-  close(pipe_fds[0]);
-  return buffer;
+    return second.ok() ? std::string("opened") : std::string(second.status().message());
+  });
 }
 
 TEST_F(StoreErrorsTest, OpenFromAnotherProcessNamesTheHolder) {
@@ -268,7 +281,7 @@ TEST_F(StoreErrorsTest, TheHolderStaysNamedAfterItsOwnSecondOpenAndCheckAreRefus
   // process, which would drop a classic POSIX lock and with it the pid.
   auto second = Store::Open(path_, Options());
   ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.status().message().find("in use by this process"), std::string::npos) << second.status();
+  EXPECT_NE(second.status().message().find("already open in this process"), std::string::npos) << second.status();
   auto check = Store::Check(path_);
   EXPECT_FALSE(check.ok()) << "a check of a pool open elsewhere is refused";
   const std::string message = MessageOfAnOpenFromAChild(path_);

@@ -153,13 +153,16 @@ TEST_F(ReadersTest, EveryOpenIsListedUntilItClosesAndTheLastCloseRemovesTheTable
   EXPECT_NE(stat(RegionPathOf(pool_).c_str(), &st), 0) << "the last to close removes the table";
 
   auto first = OpenOrDie(pool_, ReadOnly());
-  auto second = OpenOrDie(pool_, ReadOnly());
+  Holder second(pool_, ReadOnly());
+  ASSERT_TRUE(second.opened());
   readers = ReadersOrDie(pool_);
   ASSERT_EQ(readers.size(), 2u);
   EXPECT_NE(readers[0].slot, readers[1].slot);
   for (const ReaderInfo& r : readers) EXPECT_FALSE(r.writable);
   ASSERT_TRUE(first->Close().ok());
-  EXPECT_EQ(ReadersOrDie(pool_).size(), 1u);
+  readers = ReadersOrDie(pool_);
+  ASSERT_EQ(readers.size(), 1u);
+  EXPECT_EQ(readers[0].pid, second.pid());
 }
 
 TEST_F(ReadersTest, ListsTheOpensOfOtherProcessesWhileTheyHoldThePool) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -52,6 +53,30 @@ inline bool KillMidUnsyncedRun(const std::string& path, int count, const std::st
   }
   int status = 0;
   return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// What `run` returns when run in a child process (a pool open here is
+// open in another process there); "child failed" when it did not return.
+inline std::string InAChild(const std::function<std::string()>& run) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return "pipe failed";
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    const std::string said = run();
+    const bool written = write(pipe_fds[1], said.data(), said.size()) == static_cast<ssize_t>(said.size());
+    _exit(written ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  std::string said;
+  char buffer[512];
+  ssize_t n;
+  while ((n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0) said.append(buffer, static_cast<size_t>(n));
+  close(pipe_fds[0]);
+  int status = 0;
+  const bool returned = waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return returned ? said : "child failed";
 }
 
 }  // namespace pmstore::testing

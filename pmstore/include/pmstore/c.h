@@ -38,7 +38,9 @@
  *                                store's snapshot
  *   PMSTORE_FAILED_PRECONDITION  unsupported format version; granularity
  *                                weaker than required; the pool is in use by
- *                                another process (the message names its pid);
+ *                                another process (the message names its pid)
+ *                                or already open in this one (a process
+ *                                opens a pool once);
  *                                any call in a child forked after the open
  *                                (a store must not be used across fork);
  *                                a call on a transaction that has ended

@@ -50,9 +50,12 @@ struct Options {
   // that a crash left mid-commit is recovered in this process's memory
   // alone (a private copy-on-write mapping), so every acknowledged write
   // is read, and the file is left for the next writable open to recover.
-  // Any number of read-only opens may hold a pool at once, in one process
-  // or many; a writable open excludes them and they exclude it
-  // (FailedPrecondition naming a holder's pid). Never creates a pool:
+  // Any number of processes may hold a pool read-only at once; a writable
+  // open excludes them and they exclude it (FailedPrecondition naming a
+  // holder's pid). One process opens a pool once, read-only or not (as
+  // LMDB opens an environment once): a second open in the same process,
+  // by any name of the file, is FailedPrecondition ("already open in this
+  // process"); its threads share the one Store. Never creates a pool:
   // create_if_missing is ignored (NotFound). Costs nothing on reads;
   // recovery's writes, when there are any, copy their pages. A pool on
   // device DAX, which the driver maps shared only, is mapped without

@@ -49,7 +49,9 @@
 //   FailedPrecondition  unsupported format version; granularity weaker
 //                       than required; the pool is in use by another
 //                       process, or open read-only there (the message
-//                       names a pid); any call after Close; any call in
+//                       names a pid), or already open in this process
+//                       (a process opens a pool once, as LMDB does);
+//                       any call after Close; any call in
 //                       a child forked after the open (below)
 //   PermissionDenied    a write or Sync on a read-only open; a writable
 //                       open of a file the user may not write (the
