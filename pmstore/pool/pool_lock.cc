@@ -47,8 +47,9 @@ std::optional<std::string> Holder(env::Env* env, int fd) {
   if (env->Lock(fd, F_OFD_GETLK, &query) != 0 || query.l_type == F_UNLCK) {
     return absl::StrCat("another process (which has not yet recorded its pid), which has it ", mode);
   }
+  // Never this process: its second open was refused before the lock
+  // (OpenPools).
   const pid_t pid = static_cast<pid_t>(query.l_start - kHolderPidBase);
-  if (pid == getpid()) return absl::StrCat("this process, which has it ", mode, " (another open of it)");
   return absl::StrCat("process ", pid, ", which has it ", mode);
 }
 
