@@ -665,6 +665,11 @@ bool pmstore_readers_stale(const pmstore_readers_t* readers, size_t index) { ret
 int64_t pmstore_readers_opened_unix_ns(const pmstore_readers_t* readers, size_t index) {
   return readers->rep[index].opened_unix_ns;
 }
+bool pmstore_readers_pinned_commit(const pmstore_readers_t* readers, size_t index, uint64_t* commit) {
+  const std::optional<uint64_t>& pinned = readers->rep[index].pinned_commit;
+  if (pinned.has_value() && commit != nullptr) *commit = *pinned;
+  return pinned.has_value();
+}
 
 pmstore_code_t pmstore_clear_stale_readers(const char* path, int* cleared, char** errmsg) {
   if (path == nullptr) return BadArgument("pmstore_clear_stale_readers", "path is NULL", errmsg);

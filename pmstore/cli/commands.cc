@@ -281,7 +281,9 @@ int Readers(const std::string& pool, bool clear_stale, bool json) {
                                 {"pid", r.pid},
                                 {"writable", r.writable},
                                 {"stale", r.stale},
-                                {"opened_unix_ns", r.opened_unix_ns}});
+                                {"opened_unix_ns", r.opened_unix_ns},
+                                {"pinned_commit", r.pinned_commit.has_value() ? nlohmann::json(*r.pinned_commit)
+                                                                              : nlohmann::json(nullptr)}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
@@ -291,15 +293,16 @@ int Readers(const std::string& pool, bool clear_stale, bool json) {
     std::printf("%s: no process has the pool open\n", pool.c_str());
     return 0;
   }
-  std::printf("%5s  %8s  %-9s  %-20s\n", "slot", "pid", "mode", "opened (UTC)");
+  std::printf("%5s  %8s  %-9s  %-20s  %s\n", "slot", "pid", "mode", "opened (UTC)", "pinned commit");
   for (const ReaderInfo& r : *readers) {
     const time_t seconds = static_cast<time_t>(r.opened_unix_ns / 1000000000);
     struct tm utc;
     gmtime_r(&seconds, &utc);
     char opened[32];
     std::strftime(opened, sizeof(opened), "%Y-%m-%dT%H:%M:%SZ", &utc);
-    std::printf("%5u  %8lld  %-9s  %-20s%s\n", r.slot, static_cast<long long>(r.pid),
-                r.writable ? "writable" : "read-only", opened,
+    const std::string pinned = r.pinned_commit.has_value() ? std::to_string(*r.pinned_commit) : "-";
+    std::printf("%5u  %8lld  %-9s  %-20s  %-13s%s\n", r.slot, static_cast<long long>(r.pid),
+                r.writable ? "writable" : "read-only", opened, pinned.c_str(),
                 r.stale ? "  stale: the process died with the pool open (--clear-stale frees it)" : "");
   }
   return 0;

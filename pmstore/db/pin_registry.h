@@ -1,6 +1,16 @@
-// Readers holding zero-copy views (PinnedValue) register here with the
-// last commit they could have seen; space freed by a later commit stays
-// quarantined until they let go.
+// Readers holding zero-copy views (PinnedValue), snapshots, iterators and
+// transactions register here with the last commit they could have seen;
+// space freed by a later commit stays quarantined until they let go.
+//
+// The oldest pinned commit is also published in the open's slot of the
+// pool's reader table (`pmstore readers`), which is where the processes
+// that share a pool will read each other's. Published exactly when it
+// appears or gets older (a pin of an older commit than the published
+// one) and when the last pin goes; when a younger oldest remains after an
+// unpin, at the next commit's ReusableThrough, which scans the pins
+// anyway. Until then the published commit is older than the true one,
+// which only ever keeps space longer. Keeping it exact at every unpin
+// cost a pinned Get 25-35 ns of its 330 (a sorted count per commit).
 //
 // Thread-safe: pins come and go from reader threads.
 #pragma once
@@ -8,8 +18,10 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "pmstore/env/fork_generation.h"
+#include "pmstore/share/lock_region.h"
 
 namespace pmstore {
 
@@ -19,6 +31,7 @@ class PinRegistry {
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t id = ++next_id_;
     pins_.emplace(id, seen_seq);
+    if (!published_.has_value() || seen_seq < *published_) Publish(seen_seq);
     return id;
   }
   void Unpin(uint64_t id) {
@@ -29,21 +42,42 @@ class PinRegistry {
     if (env::ForkGeneration() != fork_generation_) return;
     std::lock_guard<std::mutex> lock(mu_);
     pins_.erase(id);
+    if (pins_.empty() && published_.has_value()) Publish(std::nullopt);
   }
   // Space freed by commit K may be reused once every pin has seen K, i.e.
   // through this sequence number (`fallback` when nobody holds a pin).
   uint64_t ReusableThrough(uint64_t fallback) {
     std::lock_guard<std::mutex> lock(mu_);
-    uint64_t oldest = fallback;
-    for (const auto& [id, seq] : pins_) oldest = seq < oldest ? seq : oldest;
-    return oldest;
+    const std::optional<uint64_t> oldest = Oldest();
+    if (oldest != published_) Publish(oldest);
+    return oldest.has_value() && *oldest < fallback ? *oldest : fallback;
+  }
+  // Where the oldest pinned commit goes from now on (null: nowhere);
+  // published at once.
+  void PublishTo(internal::ReaderSlot* slot) {
+    std::lock_guard<std::mutex> lock(mu_);
+    slot_ = slot;
+    Publish(Oldest());
   }
 
  private:
+  // The oldest commit a pin saw (a walk of them: pins are few).
+  std::optional<uint64_t> Oldest() const {
+    std::optional<uint64_t> oldest;
+    for (const auto& [id, seq] : pins_) oldest = oldest.has_value() && *oldest < seq ? *oldest : seq;
+    return oldest;
+  }
+  void Publish(std::optional<uint64_t> oldest) {
+    published_ = oldest;
+    if (slot_ != nullptr) slot_->PublishPinned(oldest);
+  }
+
   const uint64_t fork_generation_ = env::CountForks();  // at the open, as the store's
   std::mutex mu_;  // a pthread mutex, which ThreadSanitizer understands
   uint64_t next_id_ = 0;
   std::map<uint64_t, uint64_t> pins_;  // id -> last commit it could see
+  internal::ReaderSlot* slot_ = nullptr;
+  std::optional<uint64_t> published_;  // what slot_ holds (nullopt: no pin)
 };
 
 }  // namespace pmstore

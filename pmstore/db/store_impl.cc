@@ -63,7 +63,10 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
   // The operating system itself, not `env`: a test's injected failures are
   // meant for the pool file.
   auto slot = internal::ReaderSlot::Attach(env::Env::Default(), store->pool_->file->fd(), !options.read_only);
-  if (slot.ok()) store->reader_slot_ = std::move(*slot);
+  if (slot.ok()) {
+    store->reader_slot_ = std::move(*slot);
+    store->pins_.PublishTo(store->reader_slot_.get());
+  }
   return store;
 }
 
@@ -137,6 +140,7 @@ absl::Status StoreImpl::Close() {
   // No reader gets past the gate any more: unmap, and unlock the file.
   persister_.reset();
   pool_.reset();
+  pins_.PublishTo(nullptr);  // a pin may outlive Close (it then guards nothing)
   reader_slot_.reset();
   close_status_ = status;
   return status;

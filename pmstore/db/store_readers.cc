@@ -63,7 +63,8 @@ absl::StatusOr<std::vector<ReaderInfo>> Store::Readers(const std::string& path) 
                        .pid = slot.pid,
                        .writable = slot.writable,
                        .stale = slot.stale,
-                       .opened_unix_ns = slot.opened_unix_ns});
+                       .opened_unix_ns = slot.opened_unix_ns,
+                       .pinned_commit = slot.pinned_commit});
   }
   return readers;
 }

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <mutex>
+#include <optional>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
@@ -26,7 +27,7 @@ constexpr uint64_t kRegionMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-end
 // Bumped with every change of the layout below. A process that finds
 // another version in use refuses rather than misread it; once every
 // process has left, the next one makes the region anew in its own.
-constexpr uint32_t kRegionVersion = 1;
+constexpr uint32_t kRegionVersion = 2;
 
 struct RegionHeader {
   uint64_t magic;
@@ -42,8 +43,13 @@ struct alignas(64) SlotWords {
   std::atomic<int64_t> pid;  // 0: free; written last when taken, first when freed
   std::atomic<uint32_t> flags;
   std::atomic<int64_t> opened_unix_ns;
+  // 1 + the oldest commit a pin, snapshot, iterator or transaction of
+  // the owner's open reads; 0 when none does (an empty pool's commit 0
+  // may be pinned). LMDB's mr_txnid. Version 2.
+  std::atomic<uint64_t> pinned_commit;
 };
-static_assert(std::atomic<int64_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
+static_assert(std::atomic<int64_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free &&
+                  std::atomic<uint64_t>::is_always_lock_free,
               "slots are shared between processes: their atomics may hold no lock");
 
 constexpr uint32_t kSlotWritable = 1;
@@ -57,6 +63,10 @@ constexpr off_t kSlotLockBase = 4096;
 // Attempts to join a region that the last process to leave it removes
 // between our open and our init lock, each time.
 constexpr int kJoinAttempts = 8;
+
+std::optional<uint64_t> PinnedCommit(uint64_t word) {
+  return word == 0 ? std::nullopt : std::optional<uint64_t>(word - 1);
+}
 
 SlotWords* Slots(void* region) { return reinterpret_cast<SlotWords*>(static_cast<char*>(region) + kHeaderBytes); }
 
@@ -288,6 +298,7 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
       SlotWords& slot = Slots(region)[index];
       slot.flags.store(writable ? kSlotWritable : 0, std::memory_order_relaxed);
       slot.opened_unix_ns.store(UnixNanos(), std::memory_order_relaxed);
+      slot.pinned_commit.store(0, std::memory_order_relaxed);
       slot.pid.store(getpid(), std::memory_order_release);
       Unlock(env, fd, kInitByte);
       std::move(close_fd).Cancel();
@@ -305,9 +316,14 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
 ReaderSlot::ReaderSlot(env::Env* env, std::string path, int fd, void* region, uint32_t index, uint64_t fork_generation)
     : env_(env), path_(std::move(path)), fd_(fd), region_(region), index_(index), fork_generation_(fork_generation) {}
 
+void ReaderSlot::PublishPinned(std::optional<uint64_t> commit) {
+  Slots(region_)[index_].pinned_commit.store(commit.has_value() ? *commit + 1 : 0, std::memory_order_release);
+}
+
 ReaderSlot::~ReaderSlot() {
   UnregisterForFork(fd_);
   if (env::ForkGeneration() == fork_generation_) {
+    Slots(region_)[index_].pinned_commit.store(0, std::memory_order_relaxed);
     Slots(region_)[index_].pid.store(0, std::memory_order_release);
     Unlock(env_, fd_, kSlotLockBase + index_);
     // Leaving: the last to leave removes the region, with the init lock
@@ -346,7 +362,8 @@ absl::StatusOr<std::vector<ReaderSlotInfo>> ListReaders(env::Env* env, const str
                        .pid = pid,
                        .writable = (slot.flags.load(std::memory_order_relaxed) & kSlotWritable) != 0,
                        .stale = owner.l_type == F_UNLCK,
-                       .opened_unix_ns = slot.opened_unix_ns.load(std::memory_order_relaxed)});
+                       .opened_unix_ns = slot.opened_unix_ns.load(std::memory_order_relaxed),
+                       .pinned_commit = PinnedCommit(slot.pinned_commit.load(std::memory_order_relaxed))});
   }
   return readers;
 }
@@ -373,6 +390,7 @@ absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st)
     // Holding the slot's lock keeps a new owner out while it is freed.
     PMSTORE_ASSIGN_OR_RETURN(const bool dead, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));
     if (!dead) continue;
+    slot.pinned_commit.store(0, std::memory_order_relaxed);  // a dead process reads nothing
     if (slot.pid.exchange(0, std::memory_order_acq_rel) != 0) ++cleared;
     Unlock(env, fd, kSlotLockBase + index);
   }

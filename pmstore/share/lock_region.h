@@ -2,7 +2,8 @@
 // the pool itself: the pool's lock region, a small file in /dev/shm named
 // for the pool file's device and inode (doc/FORMAT.md, "The lock
 // region"). Today it holds the reader table: one slot per open of the
-// pool in any process, LMDB's reader table and `mdb_stat -r`. Depends on
+// pool in any process, with the oldest commit the open reads, LMDB's
+// reader table and `mdb_stat -r`. Depends on
 // env/ and base/ only; the store (db/) attaches each open to it.
 //
 // Memory, not media: the region lives in a tmpfs and is made anew by the
@@ -33,6 +34,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,7 @@ struct ReaderSlotInfo {
   bool writable = false;       // opened for writing (else read-only)
   bool stale = false;          // its process is gone; ClearStaleReaders frees it
   int64_t opened_unix_ns = 0;  // when it was taken (CLOCK_REALTIME)
+  std::optional<uint64_t> pinned_commit;  // the oldest commit its open reads
 };
 
 // The lock region of the pool file `pool_st` (its stat): the path of the
@@ -76,6 +79,12 @@ class ReaderSlot {
   ReaderSlot& operator=(const ReaderSlot&) = delete;
 
   uint32_t index() const { return index_; }
+  // Publishes the oldest commit that any pin, snapshot, iterator or
+  // transaction of this open reads (nullopt: none), for `pmstore readers` and,
+  // once processes share a pool for writing, for the writer's rule on
+  // reusing freed space. Not in a forked child (the region is not mapped
+  // there).
+  void PublishPinned(std::optional<uint64_t> commit);
   const std::string& region_path() const { return path_; }
 
  private:

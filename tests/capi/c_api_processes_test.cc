@@ -189,5 +189,33 @@ TEST_F(CApiProcessesTest, ReadersListsEveryProcessAndClearsAKilledOnesSlot) {
   pmstore_readers_destroy(nullptr);
 }
 
+TEST_F(CApiProcessesTest, ReadersShowTheOldestCommitAnOpenPins) {
+  Open();
+  Put("a", "1");
+  pmstore_readers_t* readers = nullptr;
+  ASSERT_EQ(pmstore_readers(path_.c_str(), &readers, nullptr), PMSTORE_OK);
+  ASSERT_EQ(pmstore_readers_count(readers), 1u);
+  uint64_t pinned = 12345;
+  EXPECT_FALSE(pmstore_readers_pinned_commit(readers, 0, &pinned)) << "nothing reads";
+  EXPECT_EQ(pinned, 12345u) << "left as it was";
+  pmstore_readers_destroy(readers);
+
+  const pmstore_snapshot_t* older = pmstore_create_snapshot(db_);
+  Put("b", "2");
+  const pmstore_snapshot_t* newer = pmstore_create_snapshot(db_);
+  ASSERT_EQ(pmstore_readers(path_.c_str(), &readers, nullptr), PMSTORE_OK);
+  ASSERT_TRUE(pmstore_readers_pinned_commit(readers, 0, &pinned));
+  EXPECT_EQ(pinned, pmstore_snapshot_sequence(older));
+  pmstore_readers_destroy(readers);
+  pmstore_release_snapshot(db_, older);
+  Put("c", "3");  // the next commit publishes the oldest that remains
+  ASSERT_EQ(pmstore_readers(path_.c_str(), &readers, nullptr), PMSTORE_OK);
+  ASSERT_TRUE(pmstore_readers_pinned_commit(readers, 0, nullptr));
+  ASSERT_TRUE(pmstore_readers_pinned_commit(readers, 0, &pinned));
+  EXPECT_EQ(pinned, pmstore_snapshot_sequence(newer));
+  pmstore_readers_destroy(readers);
+  pmstore_release_snapshot(db_, newer);
+}
+
 }  // namespace
 }  // namespace pmstore_c_test

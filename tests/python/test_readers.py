@@ -56,6 +56,26 @@ def test_lists_every_process_and_this_one(filled):
         assert me["pid"] == os.getpid() and me["writable"] is True
 
 
+def test_each_open_shows_the_oldest_commit_it_reads(filled):
+    with pmstore.Store(filled) as store:
+        [me] = pmstore.readers(filled)
+        assert me["pinned_commit"] is None
+        older = store.snapshot()
+        store[b"k2"] = b"v2"
+        newer = store.snapshot()
+        assert pmstore.readers(filled)[0]["pinned_commit"] == older.sequence < newer.sequence
+        older.release()
+        store[b"k3"] = b"v3"  # the next commit publishes the oldest that remains
+        assert pmstore.readers(filled)[0]["pinned_commit"] == newer.sequence
+        newer.release()
+        with store.snapshot() as now:
+            latest = now.sequence
+        with store.transaction() as t:
+            assert t[b"k"] == b"v"
+            assert pmstore.readers(filled)[0]["pinned_commit"] == latest
+        assert pmstore.readers(filled)[0]["pinned_commit"] is None
+
+
 def test_a_killed_process_is_stale_until_cleared(filled):
     child = hold(filled)
     child.send_signal(signal.SIGKILL)

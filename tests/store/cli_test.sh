@@ -216,9 +216,10 @@ touch "$DIR/go"
 wait
 
 # The reader table: a process holding the pool (a dump held up by a full
-# FIFO) is listed, read-only; killed, it is listed as stale until
-# --clear-stale frees its slot. The slot is taken just after the pool's
-# lock, so the listing is polled for.
+# FIFO) is listed, read-only, with the commit its iterator reads; killed,
+# it is listed as stale until --clear-stale frees its slot. The slot is
+# taken just after the pool's lock and the commit pinned once the dump's
+# iterator exists, so the listing is polled for.
 mkfifo "$DIR/fifo"
 "$PMSTORE" dump "$HPOOL" >"$DIR/fifo" 2>"$DIR/dump-err" &
 dump_pid=$!
@@ -226,14 +227,15 @@ exec 3<"$DIR/fifo"
 listed=no
 for _ in $(seq 300); do
   "$PMSTORE" readers "$HPOOL" --json >"$DIR/out" 2>"$DIR/err" &&
-    jq -e '.readers | length == 1' "$DIR/out" >/dev/null && { listed=yes; break; }
+    jq -e '(.readers | length == 1) and .readers[0].pinned_commit != null' "$DIR/out" >/dev/null && { listed=yes; break; }
   sleep 0.1
 done
-[ "$listed" = yes ] || { echo "FAIL: the held dump was never listed: $(cat "$DIR/out" "$DIR/err" "$DIR/dump-err")"; failures=$((failures + 1)); }
+[ "$listed" = yes ] || { echo "FAIL: the held dump was never listed with the commit it reads: $(cat "$DIR/out" "$DIR/err" "$DIR/dump-err")"; failures=$((failures + 1)); }
 jq -e --argjson pid "$dump_pid" '.readers[0] | .pid == $pid and .writable == false and .stale == false' "$DIR/out" >/dev/null ||
   { echo "FAIL: readers beside a held dump: $(cat "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "readers as a user who may only read" -- nobody "$PMSTORE" readers "$HPOOL"
 grep -q "read-only" "$DIR/out" || { echo "FAIL: readers as nobody: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+grep -Eq "read-only +[0-9TZ:-]+ +[0-9]+ *$" "$DIR/out" || { echo "FAIL: no pinned commit column: $(cat "$DIR/out")"; failures=$((failures + 1)); }
 kill -9 "$dump_pid"
 wait "$dump_pid" 2>/dev/null
 exec 3<&-

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,64 @@ TEST_F(ReadersTest, EveryOpenIsListedUntilItClosesAndTheLastCloseRemovesTheTable
   readers = ReadersOrDie(pool_);
   ASSERT_EQ(readers.size(), 1u);
   EXPECT_EQ(readers[0].pid, second.pid());
+}
+
+// What the open's slot says it pins.
+std::optional<uint64_t> PinnedOf(const std::string& pool) {
+  const std::vector<ReaderInfo> readers = ReadersOrDie(pool);
+  EXPECT_EQ(readers.size(), 1u);
+  return readers.empty() ? std::nullopt : readers[0].pinned_commit;
+}
+
+TEST_F(ReadersTest, EachOpenPublishesTheOldestCommitItsReadsPin) {
+  auto store = OpenOrDie(pool_, Options());
+  EXPECT_EQ(PinnedOf(pool_), std::nullopt);
+  auto empty = store->GetSnapshot();  // commit 0 of an empty pool is pinned too
+  EXPECT_EQ(PinnedOf(pool_), std::optional<uint64_t>(empty->sequence()));
+  empty.reset();
+  EXPECT_EQ(PinnedOf(pool_), std::nullopt);
+
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  auto older = store->GetSnapshot();
+  ASSERT_TRUE(store->Put("b", "2").ok());
+  auto newer = store->GetSnapshot();
+  ASSERT_LT(older->sequence(), newer->sequence());
+  const std::optional<uint64_t> older_seq = older->sequence();
+  EXPECT_EQ(PinnedOf(pool_), older_seq) << "the oldest pin is published";
+  older.reset();
+  // Until the next commit the published one may be older than the truth
+  // (it only keeps space longer); the commit publishes the truth.
+  EXPECT_EQ(PinnedOf(pool_), older_seq);
+  ASSERT_TRUE(store->Put("b", "3").ok());
+  EXPECT_EQ(PinnedOf(pool_), std::optional<uint64_t>(newer->sequence()));
+  newer.reset();
+
+  // A value read in place, an iterator and a transaction each pin the
+  // commit they read.
+  ASSERT_TRUE(store->Put("c", "3").ok());
+  const std::optional<uint64_t> latest = [&] {
+    auto now = store->GetSnapshot();
+    return std::optional<uint64_t>(now->sequence());
+  }();
+  {
+    PinnedValue value;
+    ASSERT_TRUE(store->Get(ReadOptions(), "a", &value).ok());
+    EXPECT_EQ(PinnedOf(pool_), latest);
+  }
+  EXPECT_EQ(PinnedOf(pool_), std::nullopt);
+  {
+    auto iterator = store->NewIterator(ReadOptions(), IterateOptions());
+    iterator->SeekToFirst();
+    ASSERT_TRUE(iterator->Valid());
+    EXPECT_EQ(PinnedOf(pool_), latest);
+  }
+  EXPECT_EQ(PinnedOf(pool_), std::nullopt);
+  {
+    auto transaction = store->BeginTransaction(TransactionOptions());
+    EXPECT_EQ(PinnedOf(pool_), latest);
+    transaction->Rollback();
+  }
+  EXPECT_EQ(PinnedOf(pool_), std::nullopt);
 }
 
 TEST_F(ReadersTest, ListsTheOpensOfOtherProcessesWhileTheyHoldThePool) {

@@ -507,13 +507,17 @@ pmstore_code_t pmstore_readers(const char* path, pmstore_readers_t** readers, ch
 void pmstore_readers_destroy(pmstore_readers_t* readers);
 size_t pmstore_readers_count(const pmstore_readers_t* readers);
 /* The entry `index` (below the count): its slot, pid, whether it may
- * write, whether its process is gone, and when it opened the pool
- * (CLOCK_REALTIME nanoseconds). */
+ * write, whether its process is gone, when it opened the pool
+ * (CLOCK_REALTIME nanoseconds). pmstore_readers_pinned_commit: whether
+ * a pinned value, snapshot, iterator or transaction of that open still
+ * reads, and *commit the oldest commit one reads (compare
+ * pmstore_snapshot_sequence; Store::Readers has the fine print). */
 uint32_t pmstore_readers_slot(const pmstore_readers_t* readers, size_t index);
 int64_t pmstore_readers_pid(const pmstore_readers_t* readers, size_t index);
 bool pmstore_readers_writable(const pmstore_readers_t* readers, size_t index);
 bool pmstore_readers_stale(const pmstore_readers_t* readers, size_t index);
 int64_t pmstore_readers_opened_unix_ns(const pmstore_readers_t* readers, size_t index);
+bool pmstore_readers_pinned_commit(const pmstore_readers_t* readers, size_t index, uint64_t* commit);
 
 /* Frees the stale slots of the pool at `path` (Store::ClearStaleReaders;
  * LMDB's mdb_reader_check); *cleared: how many. PMSTORE_PERMISSION_DENIED

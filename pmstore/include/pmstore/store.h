@@ -83,6 +83,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -111,6 +112,13 @@ struct ReaderInfo {
   bool writable = false;       // opened for writing; else read-only
   bool stale = false;          // its process is gone without closing the pool
   int64_t opened_unix_ns = 0;  // when it opened the pool (CLOCK_REALTIME)
+  // The oldest commit that a PinnedValue, snapshot, iterator or
+  // transaction of that open still reads (LMDB's reader txnid; compare
+  // Snapshot::sequence); none when nothing of it reads. Space freed by
+  // later commits waits for it. After the oldest is released while
+  // younger ones remain, an older one may show until that open's next
+  // commit.
+  std::optional<uint64_t> pinned_commit;
 };
 
 // What Store::Check found. clean() is true when problems is empty.
