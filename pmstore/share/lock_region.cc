@@ -19,42 +19,14 @@
 #include "pmstore/base/errno_status.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/env/fork_generation.h"
+#include "pmstore/share/region_layout.h"
 
 namespace pmstore::internal {
 namespace {
 
-constexpr uint64_t kRegionMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-endian
-// Bumped with every change of the layout below. A process that finds
-// another version in use refuses rather than misread it; once every
-// process has left, the next one makes the region anew in its own.
-constexpr uint32_t kRegionVersion = 2;
-
-struct RegionHeader {
-  uint64_t magic;
-  uint32_t version;
-  uint32_t slot_count;
-  uint64_t pool_dev;
-  uint64_t pool_ino;
-};
-
-// A slot a cache line of its own: owners write theirs without disturbing
-// another process's.
-struct alignas(64) SlotWords {
-  std::atomic<int64_t> pid;  // 0: free; written last when taken, first when freed
-  std::atomic<uint32_t> flags;
-  std::atomic<int64_t> opened_unix_ns;
-  // 1 + the oldest commit a pin, snapshot, iterator or transaction of
-  // the owner's open reads; 0 when none does (an empty pool's commit 0
-  // may be pinned). LMDB's mr_txnid. Version 2.
-  std::atomic<uint64_t> pinned_commit;
-};
-static_assert(std::atomic<int64_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free &&
-                  std::atomic<uint64_t>::is_always_lock_free,
-              "slots are shared between processes: their atomics may hold no lock");
-
-constexpr uint32_t kSlotWritable = 1;
-constexpr size_t kHeaderBytes = 4096;
-constexpr size_t kRegionBytes = kHeaderBytes + kReaderSlots * sizeof(SlotWords);
+using region::kBytes;
+using region::kSlotWritable;
+using region::SlotWords;
 
 constexpr off_t kInitByte = 0;
 constexpr off_t kUseByte = 1;
@@ -67,8 +39,6 @@ constexpr int kJoinAttempts = 8;
 std::optional<uint64_t> PinnedCommit(uint64_t word) {
   return word == 0 ? std::nullopt : std::optional<uint64_t>(word - 1);
 }
-
-SlotWords* Slots(void* region) { return reinterpret_cast<SlotWords*>(static_cast<char*>(region) + kHeaderBytes); }
 
 struct flock Range(short type, off_t start) {
   struct flock lock = {};
@@ -121,34 +91,34 @@ absl::StatusOr<bool> StillLinked(env::Env* env, int fd, const std::string& path)
 absl::StatusOr<void*> MapRegion(env::Env* env, int fd, int prot, const std::string& path) {
   struct stat st;
   if (const int err = env->Fstat(fd, &st); err != 0) return base::ErrnoStatus(err, "fstat", path);
-  if (static_cast<uint64_t>(st.st_size) != kRegionBytes) {
+  if (static_cast<uint64_t>(st.st_size) != kBytes) {
     return absl::FailedPreconditionError(absl::StrCat(
-        path, ": the pool's lock region is ", st.st_size, " bytes, not the ", kRegionBytes,
+        path, ": the pool's lock region is ", st.st_size, " bytes, not the ", kBytes,
         " of this pmstore's layout: a process of another pmstore version has the pool open; close it first"));
   }
   void* region = nullptr;
-  if (const int err = env->Mmap(nullptr, kRegionBytes, prot, MAP_SHARED, fd, 0, &region); err != 0) {
+  if (const int err = env->Mmap(nullptr, kBytes, prot, MAP_SHARED, fd, 0, &region); err != 0) {
     return base::ErrnoStatus(err, "mmap", path);
   }
   return region;
 }
 
 absl::Status CheckHeader(const void* region, const std::string& path) {
-  const auto* header = static_cast<const RegionHeader*>(region);
-  if (header->magic == kRegionMagic && header->version == kRegionVersion && header->slot_count == kReaderSlots) {
+  const auto* header = static_cast<const region::Header*>(region);
+  if (header->magic == region::kMagic && header->version == region::kVersion && header->slot_count == kReaderSlots) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrFormat(
       "%s: the pool's lock region is of layout version %u, this pmstore's is %u: a process of another pmstore "
       "version has the pool open; close it first",
-      path, header->version, kRegionVersion));
+      path, header->version, region::kVersion));
 }
 
 // MapRegion, then the header checked; unmapped again when either fails.
 absl::StatusOr<void*> MapChecked(env::Env* env, int fd, int prot, const std::string& path) {
   PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, prot, path));
   if (absl::Status valid = CheckHeader(region, path); !valid.ok()) {
-    env->Munmap(region, kRegionBytes);
+    env->Munmap(region, kBytes);
     return valid;
   }
   return region;
@@ -169,7 +139,7 @@ absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path,
   // died, of another boot or version) is stale. Emptied, then sized: the
   // new pages read as zeros, every slot free.
   if (const int err = env->Ftruncate(fd, 0); err != 0) return base::ErrnoStatus(err, "ftruncate", path);
-  if (const int err = env->Ftruncate(fd, kRegionBytes); err != 0) return base::ErrnoStatus(err, "ftruncate", path);
+  if (const int err = env->Ftruncate(fd, kBytes); err != 0) return base::ErrnoStatus(err, "ftruncate", path);
   // The pool's permission bits, whatever the umask: whoever may open the
   // pool may take a slot. EPERM: a file another user made; it keeps the
   // bits that user gave it, from the same pool.
@@ -177,12 +147,16 @@ absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path,
     return base::ErrnoStatus(err, "fchmod", path);
   }
   PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, PROT_READ | PROT_WRITE, path));
-  auto* header = static_cast<RegionHeader*>(region);
-  header->version = kRegionVersion;
+  if (absl::Status made = CrossProcessTurn::MakeIn(region, path); !made.ok()) {
+    env->Munmap(region, kBytes);
+    return made;
+  }
+  region::Header* header = region::HeaderOf(region);
+  header->version = region::kVersion;
   header->slot_count = kReaderSlots;
   header->pool_dev = pool_st.st_dev;
   header->pool_ino = pool_st.st_ino;
-  header->magic = kRegionMagic;
+  header->magic = region::kMagic;
   PMSTORE_ASSIGN_OR_RETURN(const bool joined, TryLock(env, fd, F_RDLCK, kUseByte, path));  // the write lock, downgraded
   if (!joined) return absl::InternalError(absl::StrCat(path, ": could not downgrade the use lock"));
   return region;
@@ -286,16 +260,16 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
     PMSTORE_ASSIGN_OR_RETURN(const bool linked, StillLinked(env, fd, path));
     if (!linked) continue;
     PMSTORE_ASSIGN_OR_RETURN(void* region, JoinOrMake(env, fd, path, pool_st));
-    auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kRegionBytes); });
+    auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kBytes); });
     // A mapping holds its file description as a descriptor does: a forked
     // child's copy of it would keep this process's slot lock alive.
-    if (madvise(region, kRegionBytes, MADV_DONTFORK) != 0) return base::ErrnoStatus(errno, "madvise", path);
+    if (madvise(region, kBytes, MADV_DONTFORK) != 0) return base::ErrnoStatus(errno, "madvise", path);
 
     for (uint32_t index = 0; index < kReaderSlots; ++index) {
       PMSTORE_ASSIGN_OR_RETURN(const bool taken, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));
       if (!taken) continue;
       // Free, or stale: its owner's lock died with it.
-      SlotWords& slot = Slots(region)[index];
+      SlotWords& slot = region::SlotsOf(region)[index];
       slot.flags.store(writable ? kSlotWritable : 0, std::memory_order_relaxed);
       slot.opened_unix_ns.store(UnixNanos(), std::memory_order_relaxed);
       slot.pinned_commit.store(0, std::memory_order_relaxed);
@@ -317,14 +291,14 @@ ReaderSlot::ReaderSlot(env::Env* env, std::string path, int fd, void* region, ui
     : env_(env), path_(std::move(path)), fd_(fd), region_(region), index_(index), fork_generation_(fork_generation) {}
 
 void ReaderSlot::PublishPinned(std::optional<uint64_t> commit) {
-  Slots(region_)[index_].pinned_commit.store(commit.has_value() ? *commit + 1 : 0, std::memory_order_release);
+  region::SlotsOf(region_)[index_].pinned_commit.store(commit.has_value() ? *commit + 1 : 0, std::memory_order_release);
 }
 
 ReaderSlot::~ReaderSlot() {
   UnregisterForFork(fd_);
   if (env::ForkGeneration() == fork_generation_) {
-    Slots(region_)[index_].pinned_commit.store(0, std::memory_order_relaxed);
-    Slots(region_)[index_].pid.store(0, std::memory_order_release);
+    region::SlotsOf(region_)[index_].pinned_commit.store(0, std::memory_order_relaxed);
+    region::SlotsOf(region_)[index_].pid.store(0, std::memory_order_release);
     Unlock(env_, fd_, kSlotLockBase + index_);
     // Leaving: the last to leave removes the region, with the init lock
     // held so that nobody joins it meanwhile (a joiner that opened it
@@ -337,7 +311,7 @@ ReaderSlot::~ReaderSlot() {
   }
   // In a forked child the descriptor is /dev/null now, the region is not
   // mapped (MADV_DONTFORK), and the slot is still the parent's.
-  env_->Munmap(region_, kRegionBytes);
+  env_->Munmap(region_, kBytes);
   env_->Close(fd_);
 }
 
@@ -349,9 +323,9 @@ absl::StatusOr<std::vector<ReaderSlotInfo>> ListReaders(env::Env* env, const str
   auto close_fd = absl::MakeCleanup([&] { env->Close(fd); });
   PMSTORE_ASSIGN_OR_RETURN(void* region, MapExisting(env, fd, PROT_READ, path));
   if (region == nullptr) return readers;
-  auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kRegionBytes); });
+  auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kBytes); });
   for (uint32_t index = 0; index < kReaderSlots; ++index) {
-    const SlotWords& slot = Slots(region)[index];
+    const SlotWords& slot = region::SlotsOf(region)[index];
     const int64_t pid = slot.pid.load(std::memory_order_acquire);
     if (pid == 0) continue;
     struct flock owner = Range(F_WRLCK, kSlotLockBase + index);
@@ -382,10 +356,10 @@ absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st)
   auto close_fd = absl::MakeCleanup([&] { env->Close(fd); });
   PMSTORE_ASSIGN_OR_RETURN(void* region, MapExisting(env, fd, PROT_READ | PROT_WRITE, path));
   if (region == nullptr) return 0;
-  auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kRegionBytes); });
+  auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kBytes); });
   int cleared = 0;
   for (uint32_t index = 0; index < kReaderSlots; ++index) {
-    SlotWords& slot = Slots(region)[index];
+    SlotWords& slot = region::SlotsOf(region)[index];
     if (slot.pid.load(std::memory_order_acquire) == 0) continue;
     // Holding the slot's lock keeps a new owner out while it is freed.
     PMSTORE_ASSIGN_OR_RETURN(const bool dead, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));

@@ -1,9 +1,10 @@
 // pmstore/share/: what the processes that have one pool open share beside
 // the pool itself: the pool's lock region, a small file in /dev/shm named
 // for the pool file's device and inode (doc/FORMAT.md, "The lock
-// region"). Today it holds the reader table: one slot per open of the
-// pool in any process, with the oldest commit the open reads, LMDB's
-// reader table and `mdb_stat -r`. Depends on
+// region"). It holds the reader table: one slot per open of the pool in
+// any process, with the oldest commit the open reads, LMDB's reader table
+// and `mdb_stat -r`; and the writer turn across processes with the newest
+// commit published (cross_process_turn.h). Depends on
 // env/ and base/ only; the store (db/) attaches each open to it.
 //
 // Memory, not media: the region lives in a tmpfs and is made anew by the
@@ -40,6 +41,7 @@
 
 #include "absl/status/statusor.h"
 #include "pmstore/env/env.h"
+#include "pmstore/share/cross_process_turn.h"
 
 namespace pmstore::internal {
 
@@ -86,6 +88,9 @@ class ReaderSlot {
   // there).
   void PublishPinned(std::optional<uint64_t> commit);
   const std::string& region_path() const { return path_; }
+  // The pool's writer turn, in this slot's mapping: valid while the slot
+  // is, and not in a forked child.
+  CrossProcessTurn cross_process_turn() const { return CrossProcessTurn(region_, path_); }
 
  private:
   ReaderSlot(env::Env* env, std::string path, int fd, void* region, uint32_t index, uint64_t fork_generation);

@@ -1,0 +1,76 @@
+// The writer turn across processes: one commit at a time among every
+// process attached to a pool's lock region (doc/FORMAT.md, "Many
+// processes on one pool", 1.), and the newest commit applied, which the
+// holder publishes for the readers of every process.
+//
+// A process-shared robust mutex in the region's header, not a file lock:
+// uncontended, taking and giving it are two atomic instructions, where an
+// OFD lock costs two system calls per commit. Robust, because a writer may
+// die holding it: the kernel marks the mutex when its owner's thread
+// exits, and the next taker learns that the previous holder died inside a
+// commit, which it must recover (redo the sealed commit, undo an unsynced
+// run, publish the result) before it gives the turn back. A taker that
+// gives the turn back without saying it recovered leaves the turn
+// unrecoverable, and every later taker is told to have every process close
+// the pool (the next open, alone, makes the region anew and recovers the
+// pool itself), as LMDB answers MDB_PANIC.
+//
+// A handle into a ReaderSlot's mapping, valid while the slot is. The turn
+// belongs to a thread: the thread that took it gives it. Within a process
+// the store's own writer turn comes first, so one thread per process asks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace pmstore::internal {
+
+class CrossProcessTurn {
+ public:
+  // What the taker found.
+  enum class Taken {
+    kGivenBack,   // the previous holder gave the turn back: the pool is as it left it
+    kHolderDied,  // the previous holder died holding it: recover, then Recovered()
+  };
+
+  // The turn of the region mapped at `region`, named `path` in messages.
+  CrossProcessTurn(void* region, std::string path) : region_(region), path_(std::move(path)) {}
+
+  // Makes the turn in a region being made (every process has left the old
+  // one): free, and no holder has died. The failing call's error.
+  static absl::Status MakeIn(void* region, const std::string& path);
+
+  // Waits for the turn and takes it. FailedPrecondition when a taker
+  // before could not recover from a dead holder (the turn is
+  // unrecoverable until every process closes the pool); the failing
+  // call's error otherwise, without the turn.
+  absl::StatusOr<Taken> Take();
+  // Takes the turn only if nobody holds it: nullopt when somebody does.
+  absl::StatusOr<std::optional<Taken>> TryTake();
+  // After Take answered kHolderDied: the pool is recovered, and the next
+  // taker finds the turn given back.
+  void Recovered();
+  // Gives the turn back. Without Recovered() after kHolderDied, the turn
+  // becomes unrecoverable (see above).
+  void Give();
+
+  // The holder publishes `commit` as the newest applied in place (release
+  // order: everything it wrote before is visible to whoever reads it).
+  void Publish(uint64_t commit);
+  // The newest commit published; nullopt before any since the region was
+  // made. Acquire order.
+  std::optional<uint64_t> published() const;
+
+ private:
+  absl::StatusOr<Taken> Answer(int err, const char* call);
+
+  void* region_;
+  std::string path_;
+};
+
+}  // namespace pmstore::internal

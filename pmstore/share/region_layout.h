@@ -1,0 +1,82 @@
+// The lock region's layout (doc/FORMAT.md, "The lock region"), shared by
+// the files of share/ and by nothing above them: the reader table
+// (lock_region.cc) and the writer turn (cross_process_turn.cc) read the same
+// mapping.
+#pragma once
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "pmstore/share/lock_region.h"
+
+namespace pmstore::internal::region {
+
+inline constexpr uint64_t kMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-endian
+// Bumped with every change of the layout below. A process that finds
+// another version in use refuses rather than misread it; once every
+// process has left, the next one makes the region anew in its own.
+// Version 2 added the slots' pinned commit, version 3 the writer turn.
+inline constexpr uint32_t kVersion = 3;
+
+struct Header {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t slot_count;
+  uint64_t pool_dev;
+  uint64_t pool_ino;
+};
+
+// The writer turn: one commit at a time across the processes (FORMAT.md,
+// "Many processes on one pool", 1.). Lines of their own: the mutex is
+// written by each commit, the published commit read by every read call of
+// every process.
+struct alignas(64) TurnWords {
+  pthread_mutex_t mutex;  // process-shared and robust, made with the region
+};
+struct alignas(64) PublishedWords {
+  // 1 + the newest commit a writer of any process applied in place; 0
+  // when none has been published since the region was made.
+  std::atomic<uint64_t> commit;
+};
+
+// A slot a cache line of its own: owners write theirs without disturbing
+// another process's.
+struct alignas(64) SlotWords {
+  std::atomic<int64_t> pid;  // 0: free; written last when taken, first when freed
+  std::atomic<uint32_t> flags;
+  std::atomic<int64_t> opened_unix_ns;
+  // 1 + the oldest commit a pin, snapshot, iterator or transaction of
+  // the owner's open reads; 0 when none does (an empty pool's commit 0
+  // may be pinned). LMDB's mr_txnid.
+  std::atomic<uint64_t> pinned_commit;
+};
+static_assert(std::atomic<int64_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free &&
+                  std::atomic<uint64_t>::is_always_lock_free,
+              "the region is shared between processes: its atomics may hold no lock");
+
+inline constexpr uint32_t kSlotWritable = 1;
+
+inline constexpr size_t kTurnOffset = 64;
+inline constexpr size_t kPublishedOffset = 128;
+inline constexpr size_t kHeaderBytes = 4096;
+inline constexpr size_t kBytes = kHeaderBytes + kReaderSlots * sizeof(SlotWords);
+static_assert(sizeof(Header) <= kTurnOffset && kTurnOffset + sizeof(TurnWords) <= kPublishedOffset &&
+                  kPublishedOffset + sizeof(PublishedWords) <= kHeaderBytes,
+              "the header's parts overlap");
+
+inline Header* HeaderOf(void* region) { return static_cast<Header*>(region); }
+inline TurnWords* TurnOf(void* region) {
+  return reinterpret_cast<TurnWords*>(static_cast<char*>(region) + kTurnOffset);
+}
+inline PublishedWords* PublishedOf(void* region) {
+  return reinterpret_cast<PublishedWords*>(static_cast<char*>(region) + kPublishedOffset);
+}
+inline SlotWords* SlotsOf(void* region) {
+  return reinterpret_cast<SlotWords*>(static_cast<char*>(region) + kHeaderBytes);
+}
+
+}  // namespace pmstore::internal::region
