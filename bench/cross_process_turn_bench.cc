@@ -2,16 +2,18 @@
 // against the OFD file lock it was chosen over (doc/FORMAT.md, "Many
 // processes on one pool", 1.), both on one pool's lock region in /dev/shm,
 // alternating in one run; and how soon a commit published by one process
-// is seen by another that polls for it, the floor under the target "a
-// commit in one process becomes visible to a reader in another".
+// through the change ring is followed by another that polls for it, the
+// floor under the target "a commit in one process becomes visible to a
+// reader in another" (which adds applying the change to its memory).
 //
 //   take+give, alone      one process takes and gives the turn: the cost a
 //                         commit pays when no other process writes
 //   take+give, 2 procs    two processes take and give it in a loop: what a
 //                         turn costs when every commit waits for another
-//   publish -> seen       a process publishes a commit; another, polling
-//                         published() as every read call would, notes when
-//                         it sees it (CLOCK_MONOTONIC both sides)
+//   publish -> followed   a process publishes a commit of one change;
+//                         another, polling published() as every read call
+//                         would, reads the change and notes when
+//                         (CLOCK_MONOTONIC both sides)
 //
 //   cross_process_turn_bench [--rounds=N] [--ops=N]
 // prints one line a round and the medians with the ratios.
@@ -36,6 +38,7 @@
 
 namespace {
 
+using pmstore::internal::ChangeRing;
 using pmstore::internal::CrossProcessTurn;
 using pmstore::internal::ReaderSlot;
 
@@ -151,9 +154,11 @@ struct Visibility {
   double p50_ns, p99_ns, max_ns;
 };
 
-// One process publishes commit i after stamping the time; the other polls
-// published() and notes the delay when it sees i, then acknowledges.
-Visibility PublishToSeen(const Pool& pool, int ops) {
+// One process, holding the turn, stamps the time, stages one change (a
+// 16-byte separator) and publishes commit i; the other polls the
+// published commit and, when it moves, reads the change from the ring,
+// notes the delay and acknowledges.
+Visibility PublishToFollowed(const Pool& pool, int ops) {
   struct Shared {
     std::atomic<int64_t> stamp_ns;
     std::atomic<int64_t> acked;
@@ -165,29 +170,39 @@ Visibility PublishToSeen(const Pool& pool, int ops) {
   shared->acked.store(-1);
   std::unique_ptr<ReaderSlot> slot = pool.Attach();
   CrossProcessTurn turn = slot->cross_process_turn();
+  ChangeRing ring = slot->change_ring();
+  ChangeRing::Cursor cursor = ring.Now();  // before the first commit is published
   std::fflush(nullptr);
   const pid_t child = fork();
   if (child == 0) {
     std::unique_ptr<ReaderSlot> own = pool.Attach();
-    CrossProcessTurn reader = own->cross_process_turn();
+    ChangeRing reader = own->change_ring();
+    std::vector<ChangeRing::Change> changes;
     for (int64_t i = 0; i < ops; ++i) {
-      std::optional<uint64_t> seen;
-      while ((seen = reader.published()) != static_cast<uint64_t>(i)) {
+      while (reader.published() != static_cast<uint64_t>(i)) {
       }
+      changes.clear();
+      auto followed = reader.Follow(&cursor, static_cast<uint64_t>(i), &changes);
+      if (!followed.ok() || *followed != ChangeRing::Followed::kCaughtUp || changes.size() != 1) _exit(1);
       delays[i] = NowNs() - shared->stamp_ns.load(std::memory_order_relaxed);
       shared->acked.store(i, std::memory_order_release);
     }
     _exit(0);
   }
+  const std::string separator(16, 's');
   for (int64_t i = 0; i < ops; ++i) {
     if (!turn.Take().ok()) Die("take failed");
     shared->stamp_ns.store(NowNs(), std::memory_order_relaxed);
-    turn.Publish(static_cast<uint64_t>(i));
+    if (!ring.Stage(static_cast<uint64_t>(i), 1, separator).ok()) Die("stage failed");
+    ring.Publish(static_cast<uint64_t>(i));
     turn.Give();
-    while (shared->acked.load(std::memory_order_acquire) != i) {
+    for (uint64_t spins = 1; shared->acked.load(std::memory_order_acquire) != i; ++spins) {
+      if (spins % (1 << 20) == 0 && waitpid(child, nullptr, WNOHANG) == child) Die("the following child failed");
     }
   }
-  waitpid(child, nullptr, 0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Die("the following child failed");
   std::vector<int64_t> sorted(delays, delays + ops);
   std::sort(sorted.begin(), sorted.end());
   munmap(shared, sizeof(Shared) + ops * sizeof(int64_t));
@@ -223,12 +238,12 @@ int main(int argc, char** argv) {
     ofd_alone.push_back(TakeGiveNs(ofd, ops));
     turn_two.push_back(ContendedNs(pool, make_turn, ops));
     ofd_two.push_back(ContendedNs(pool, make_ofd, ops));
-    const Visibility seen = PublishToSeen(pool, ops / 10);
+    const Visibility seen = PublishToFollowed(pool, ops / 10);
     seen_p50.push_back(seen.p50_ns);
     seen_p99.push_back(seen.p99_ns);
     std::printf(
         "round %d: take+give alone: turn %.0f ns, OFD lock %.0f ns; 2 procs: turn %.0f ns, OFD lock %.0f ns; "
-        "publish->seen p50 %.0f ns, p99 %.0f ns, max %.0f ns\n",
+        "publish->followed p50 %.0f ns, p99 %.0f ns, max %.0f ns\n",
         r + 1, turn_alone.back(), ofd_alone.back(), turn_two.back(), ofd_two.back(), seen.p50_ns, seen.p99_ns,
         seen.max_ns);
     std::fflush(stdout);
@@ -237,7 +252,7 @@ int main(int argc, char** argv) {
               Median(ofd_alone), Median(ofd_alone) / Median(turn_alone));
   std::printf("median: take+give, 2 processes: turn %.0f ns, OFD lock %.0f ns (OFD / turn = %.1f)\n", Median(turn_two),
               Median(ofd_two), Median(ofd_two) / Median(turn_two));
-  std::printf("median: publish -> seen in another process: p50 %.0f ns, p99 %.0f ns\n", Median(seen_p50),
+  std::printf("median: publish -> followed in another process: p50 %.0f ns, p99 %.0f ns\n", Median(seen_p50),
               Median(seen_p99));
   return 0;
 }

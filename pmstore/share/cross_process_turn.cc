@@ -20,7 +20,6 @@ absl::Status CrossProcessTurn::MakeIn(void* region, const std::string& path) {
   if (err == 0) err = pthread_mutex_init(&region::TurnOf(region)->mutex, &attr);
   pthread_mutexattr_destroy(&attr);
   if (err != 0) return base::ErrnoStatus(err, "pthread_mutex_init (process-shared, robust)", path);
-  region::PublishedOf(region)->commit.store(0, std::memory_order_relaxed);
   return absl::OkStatus();
 }
 
@@ -57,14 +56,5 @@ void CrossProcessTurn::Recovered() {
 }
 
 void CrossProcessTurn::Give() { pthread_mutex_unlock(&region::TurnOf(region_)->mutex); }
-
-void CrossProcessTurn::Publish(uint64_t commit) {
-  region::PublishedOf(region_)->commit.store(commit + 1, std::memory_order_release);
-}
-
-std::optional<uint64_t> CrossProcessTurn::published() const {
-  const uint64_t word = region::PublishedOf(region_)->commit.load(std::memory_order_acquire);
-  return word == 0 ? std::nullopt : std::optional<uint64_t>(word - 1);
-}
 
 }  // namespace pmstore::internal

@@ -1,7 +1,7 @@
 // The writer turn across processes: one commit at a time among every
 // process attached to a pool's lock region (doc/FORMAT.md, "Many
-// processes on one pool", 1.), and the newest commit applied, which the
-// holder publishes for the readers of every process.
+// processes on one pool", 1.). The holder publishes its commit through the
+// change ring (change_ring.h).
 //
 // A process-shared robust mutex in the region's header, not a file lock:
 // uncontended, taking and giving it are two atomic instructions, where an
@@ -58,13 +58,6 @@ class CrossProcessTurn {
   // Gives the turn back. Without Recovered() after kHolderDied, the turn
   // becomes unrecoverable (see above).
   void Give();
-
-  // The holder publishes `commit` as the newest applied in place (release
-  // order: everything it wrote before is visible to whoever reads it).
-  void Publish(uint64_t commit);
-  // The newest commit published; nullopt before any since the region was
-  // made. Acquire order.
-  std::optional<uint64_t> published() const;
 
  private:
   absl::StatusOr<Taken> Answer(int err, const char* call);

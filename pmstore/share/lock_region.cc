@@ -151,6 +151,7 @@ absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path,
     env->Munmap(region, kBytes);
     return made;
   }
+  ChangeRing::MakeIn(region);
   region::Header* header = region::HeaderOf(region);
   header->version = region::kVersion;
   header->slot_count = kReaderSlots;

@@ -3,8 +3,9 @@
 // for the pool file's device and inode (doc/FORMAT.md, "The lock
 // region"). It holds the reader table: one slot per open of the pool in
 // any process, with the oldest commit the open reads, LMDB's reader table
-// and `mdb_stat -r`; and the writer turn across processes with the newest
-// commit published (cross_process_turn.h). Depends on
+// and `mdb_stat -r`; the writer turn across processes
+// (cross_process_turn.h); and the change ring that publishes each commit
+// to the other processes (change_ring.h). Depends on
 // env/ and base/ only; the store (db/) attaches each open to it.
 //
 // Memory, not media: the region lives in a tmpfs and is made anew by the
@@ -41,6 +42,7 @@
 
 #include "absl/status/statusor.h"
 #include "pmstore/env/env.h"
+#include "pmstore/share/change_ring.h"
 #include "pmstore/share/cross_process_turn.h"
 
 namespace pmstore::internal {
@@ -53,9 +55,9 @@ inline constexpr uint32_t kReaderSlots = 1024;
 struct ReaderSlotInfo {
   uint32_t slot = 0;
   int64_t pid = 0;
-  bool writable = false;       // opened for writing (else read-only)
-  bool stale = false;          // its process is gone; ClearStaleReaders frees it
-  int64_t opened_unix_ns = 0;  // when it was taken (CLOCK_REALTIME)
+  bool writable = false;                  // opened for writing (else read-only)
+  bool stale = false;                     // its process is gone; ClearStaleReaders frees it
+  int64_t opened_unix_ns = 0;             // when it was taken (CLOCK_REALTIME)
   std::optional<uint64_t> pinned_commit;  // the oldest commit its open reads
 };
 
@@ -91,6 +93,8 @@ class ReaderSlot {
   // The pool's writer turn, in this slot's mapping: valid while the slot
   // is, and not in a forked child.
   CrossProcessTurn cross_process_turn() const { return CrossProcessTurn(region_, path_); }
+  // The pool's change ring, likewise.
+  ChangeRing change_ring() const { return ChangeRing(region_, path_); }
 
  private:
   ReaderSlot(env::Env* env, std::string path, int fd, void* region, uint32_t index, uint64_t fork_generation);

@@ -1,7 +1,7 @@
 // The lock region's layout (doc/FORMAT.md, "The lock region"), shared by
 // the files of share/ and by nothing above them: the reader table
-// (lock_region.cc) and the writer turn (cross_process_turn.cc) read the same
-// mapping.
+// (lock_region.cc), the writer turn (cross_process_turn.cc) and the change
+// ring (change_ring.cc) read the same mapping.
 #pragma once
 
 #include <pthread.h>
@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "pmstore/share/change_ring.h"
 #include "pmstore/share/lock_region.h"
 
 namespace pmstore::internal::region {
@@ -19,7 +20,8 @@ inline constexpr uint64_t kMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-en
 // Bumped with every change of the layout below. A process that finds
 // another version in use refuses rather than misread it; once every
 // process has left, the next one makes the region anew in its own.
-// Version 2 added the slots' pinned commit, version 3 the writer turn.
+// Version 2 added the slots' pinned commit, version 3 the writer turn and
+// the change ring.
 inline constexpr uint32_t kVersion = 3;
 
 struct Header {
@@ -31,9 +33,9 @@ struct Header {
 };
 
 // The writer turn: one commit at a time across the processes (FORMAT.md,
-// "Many processes on one pool", 1.). Lines of their own: the mutex is
-// written by each commit, the published commit read by every read call of
-// every process.
+// "Many processes on one pool", 1. and 2.). Lines of their own: the mutex
+// is written by each commit, the published commit read by every read call
+// of every process, the ring's reservation by every change staged.
 struct alignas(64) TurnWords {
   pthread_mutex_t mutex;  // process-shared and robust, made with the region
 };
@@ -41,6 +43,15 @@ struct alignas(64) PublishedWords {
   // 1 + the newest commit a writer of any process applied in place; 0
   // when none has been published since the region was made.
   std::atomic<uint64_t> commit;
+  // Bytes of the change ring written and readable, since the region was
+  // made: every change of the published commits, stored before `commit`.
+  std::atomic<uint64_t> written;
+};
+struct alignas(64) RingWords {
+  // Bytes of the change ring a writer has begun to write: a reader whose
+  // copy of an entry lies more than the ring's size behind it may have
+  // copied bytes being overwritten. Stored before the bytes.
+  std::atomic<uint64_t> reserved;
 };
 
 // A slot a cache line of its own: owners write theirs without disturbing
@@ -62,10 +73,13 @@ inline constexpr uint32_t kSlotWritable = 1;
 
 inline constexpr size_t kTurnOffset = 64;
 inline constexpr size_t kPublishedOffset = 128;
+inline constexpr size_t kRingWordsOffset = 192;
 inline constexpr size_t kHeaderBytes = 4096;
-inline constexpr size_t kBytes = kHeaderBytes + kReaderSlots * sizeof(SlotWords);
+inline constexpr size_t kRingOffset = kHeaderBytes + kReaderSlots * sizeof(SlotWords);
+inline constexpr size_t kBytes = kRingOffset + kChangeRingBytes;
 static_assert(sizeof(Header) <= kTurnOffset && kTurnOffset + sizeof(TurnWords) <= kPublishedOffset &&
-                  kPublishedOffset + sizeof(PublishedWords) <= kHeaderBytes,
+                  kPublishedOffset + sizeof(PublishedWords) <= kRingWordsOffset &&
+                  kRingWordsOffset + sizeof(RingWords) <= kHeaderBytes,
               "the header's parts overlap");
 
 inline Header* HeaderOf(void* region) { return static_cast<Header*>(region); }
@@ -75,6 +89,10 @@ inline TurnWords* TurnOf(void* region) {
 inline PublishedWords* PublishedOf(void* region) {
   return reinterpret_cast<PublishedWords*>(static_cast<char*>(region) + kPublishedOffset);
 }
+inline RingWords* RingWordsOf(void* region) {
+  return reinterpret_cast<RingWords*>(static_cast<char*>(region) + kRingWordsOffset);
+}
+inline char* RingOf(void* region) { return static_cast<char*>(region) + kRingOffset; }
 inline SlotWords* SlotsOf(void* region) {
   return reinterpret_cast<SlotWords*>(static_cast<char*>(region) + kHeaderBytes);
 }
