@@ -670,6 +670,11 @@ bool pmstore_readers_pinned_commit(const pmstore_readers_t* readers, size_t inde
   if (pinned.has_value() && commit != nullptr) *commit = *pinned;
   return pinned.has_value();
 }
+bool pmstore_readers_last_commit(const pmstore_readers_t* readers, size_t index, uint64_t* commit) {
+  const std::optional<uint64_t>& last = readers->rep[index].last_commit;
+  if (last.has_value() && commit != nullptr) *commit = *last;
+  return last.has_value();
+}
 
 pmstore_code_t pmstore_clear_stale_readers(const char* path, int* cleared, char** errmsg) {
   if (path == nullptr) return BadArgument("pmstore_clear_stale_readers", "path is NULL", errmsg);

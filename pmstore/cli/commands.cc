@@ -126,6 +126,11 @@ absl::Status LoadEntries(MdbTextReader* reader, DumpLoader* loader) {
   return absl::OkStatus();
 }
 
+// A commit for the JSON of `readers`: null for none.
+nlohmann::json CommitOrNull(const std::optional<uint64_t>& commit) {
+  return commit.has_value() ? nlohmann::json(*commit) : nlohmann::json(nullptr);
+}
+
 }  // namespace
 
 int Create(const CreateConfig& config) {
@@ -282,8 +287,8 @@ int Readers(const std::string& pool, bool clear_stale, bool json) {
                                 {"writable", r.writable},
                                 {"stale", r.stale},
                                 {"opened_unix_ns", r.opened_unix_ns},
-                                {"pinned_commit", r.pinned_commit.has_value() ? nlohmann::json(*r.pinned_commit)
-                                                                              : nlohmann::json(nullptr)}});
+                                {"pinned_commit", CommitOrNull(r.pinned_commit)},
+                                {"last_commit", CommitOrNull(r.last_commit)}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
@@ -293,16 +298,18 @@ int Readers(const std::string& pool, bool clear_stale, bool json) {
     std::printf("%s: no process has the pool open\n", pool.c_str());
     return 0;
   }
-  std::printf("%5s  %8s  %-9s  %-20s  %s\n", "slot", "pid", "mode", "opened (UTC)", "pinned commit");
+  std::printf("%5s  %8s  %-9s  %-20s  %-13s  %s\n", "slot", "pid", "mode", "opened (UTC)", "last commit",
+              "pinned commit");
   for (const ReaderInfo& r : *readers) {
     const time_t seconds = static_cast<time_t>(r.opened_unix_ns / 1000000000);
     struct tm utc;
     gmtime_r(&seconds, &utc);
     char opened[32];
     std::strftime(opened, sizeof(opened), "%Y-%m-%dT%H:%M:%SZ", &utc);
+    const std::string last = r.last_commit.has_value() ? std::to_string(*r.last_commit) : "-";
     const std::string pinned = r.pinned_commit.has_value() ? std::to_string(*r.pinned_commit) : "-";
-    std::printf("%5u  %8lld  %-9s  %-20s  %-13s%s\n", r.slot, static_cast<long long>(r.pid),
-                r.writable ? "writable" : "read-only", opened, pinned.c_str(),
+    std::printf("%5u  %8lld  %-9s  %-20s  %-13s  %-13s%s\n", r.slot, static_cast<long long>(r.pid),
+                r.writable ? "writable" : "read-only", opened, last.c_str(), pinned.c_str(),
                 r.stale ? "  stale: the process died with the pool open (--clear-stale frees it)" : "");
   }
   return 0;

@@ -66,6 +66,7 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
   if (slot.ok()) {
     store->reader_slot_ = std::move(*slot);
     store->pins_.PublishTo(store->reader_slot_.get());
+    if (!options.read_only) store->reader_slot_->PublishLastCommit(store->committer_.last_seq());
   }
   return store;
 }

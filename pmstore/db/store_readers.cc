@@ -64,7 +64,8 @@ absl::StatusOr<std::vector<ReaderInfo>> Store::Readers(const std::string& path) 
                        .writable = slot.writable,
                        .stale = slot.stale,
                        .opened_unix_ns = slot.opened_unix_ns,
-                       .pinned_commit = slot.pinned_commit});
+                       .pinned_commit = slot.pinned_commit,
+                       .last_commit = slot.last_commit});
   }
   return readers;
 }

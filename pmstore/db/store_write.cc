@@ -279,6 +279,7 @@ void StoreImpl::Apply() {
   snapshots_.Committed();
   alloc_.Committed(seq);
   ReleaseSpaceThrough(seq);
+  if (reader_slot_ != nullptr) reader_slot_->PublishLastCommit(seq);
 }
 
 void StoreImpl::ReleaseSpaceThrough(uint64_t seq) {

@@ -522,19 +522,26 @@ PYBIND11_MODULE(pmstore, m) {
           readers = pmstore::Store::Readers(fs_path);
         }
         ThrowIfError(readers.status());
+        auto commit_or_none = [](const std::optional<uint64_t>& commit) {
+          return commit.has_value() ? py::object(py::int_(*commit)) : py::object(py::none());
+        };
         py::list out;
         for (const pmstore::ReaderInfo& r : *readers) {
           out.append(py::dict("slot"_a = r.slot, "pid"_a = r.pid, "writable"_a = r.writable, "stale"_a = r.stale,
-                              "opened_unix_ns"_a = r.opened_unix_ns, "pinned_commit"_a = r.pinned_commit.has_value() ? py::object(py::int_(*r.pinned_commit)) : py::object(py::none())));
+                              "opened_unix_ns"_a = r.opened_unix_ns,
+                              "pinned_commit"_a = commit_or_none(r.pinned_commit),
+                              "last_commit"_a = commit_or_none(r.last_commit)));
         }
         return out;
       },
       "path"_a,
       "The reader table of the pool at `path` (LMDB's mdb_reader_list): a list of dicts, one per open of the "
-      "pool by any process ('slot', 'pid', 'writable', 'stale', 'opened_unix_ns', 'pinned_commit'); 'stale' marks "
-      "a process that died with the pool open; 'pinned_commit' is the oldest commit a view, snapshot, iterator or "
-      "transaction of that open still reads (None: none; compare Snapshot.sequence). Reads the table, never the pool, so it answers while another process holds the "
-      "pool for writing. Empty when no process has it open.");
+      "pool by any process ('slot', 'pid', 'writable', 'stale', 'opened_unix_ns', 'pinned_commit', 'last_commit'); "
+      "'stale' marks a process that died with the pool open; 'pinned_commit' is the oldest commit a view, snapshot, "
+      "iterator or transaction of that open still reads (None: none; compare Snapshot.sequence); 'last_commit' is "
+      "the newest commit a writable open made or found at open (None for a read-only open), which the pins lag "
+      "behind. Reads the table, never the pool, so it answers while another process holds the pool for writing. "
+      "Empty when no process has it open.");
   m.def(
       "clear_stale_readers",
       [](py::object path) {

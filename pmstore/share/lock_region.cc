@@ -36,7 +36,8 @@ constexpr off_t kSlotLockBase = 4096;
 // between our open and our init lock, each time.
 constexpr int kJoinAttempts = 8;
 
-std::optional<uint64_t> PinnedCommit(uint64_t word) {
+// A slot's commit word: 1 + the commit, 0 for none.
+std::optional<uint64_t> CommitOf(uint64_t word) {
   return word == 0 ? std::nullopt : std::optional<uint64_t>(word - 1);
 }
 
@@ -274,6 +275,7 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
       slot.flags.store(writable ? kSlotWritable : 0, std::memory_order_relaxed);
       slot.opened_unix_ns.store(UnixNanos(), std::memory_order_relaxed);
       slot.pinned_commit.store(0, std::memory_order_relaxed);
+      slot.last_commit.store(0, std::memory_order_relaxed);
       slot.pid.store(getpid(), std::memory_order_release);
       Unlock(env, fd, kInitByte);
       std::move(close_fd).Cancel();
@@ -293,6 +295,10 @@ ReaderSlot::ReaderSlot(env::Env* env, std::string path, int fd, void* region, ui
 
 void ReaderSlot::PublishPinned(std::optional<uint64_t> commit) {
   region::SlotsOf(region_)[index_].pinned_commit.store(commit.has_value() ? *commit + 1 : 0, std::memory_order_release);
+}
+
+void ReaderSlot::PublishLastCommit(uint64_t commit) {
+  region::SlotsOf(region_)[index_].last_commit.store(commit + 1, std::memory_order_release);
 }
 
 ReaderSlot::~ReaderSlot() {
@@ -338,7 +344,8 @@ absl::StatusOr<std::vector<ReaderSlotInfo>> ListReaders(env::Env* env, const str
                        .writable = (slot.flags.load(std::memory_order_relaxed) & kSlotWritable) != 0,
                        .stale = owner.l_type == F_UNLCK,
                        .opened_unix_ns = slot.opened_unix_ns.load(std::memory_order_relaxed),
-                       .pinned_commit = PinnedCommit(slot.pinned_commit.load(std::memory_order_relaxed))});
+                       .pinned_commit = CommitOf(slot.pinned_commit.load(std::memory_order_relaxed)),
+                       .last_commit = CommitOf(slot.last_commit.load(std::memory_order_relaxed))});
   }
   return readers;
 }
@@ -366,6 +373,7 @@ absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st)
     PMSTORE_ASSIGN_OR_RETURN(const bool dead, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));
     if (!dead) continue;
     slot.pinned_commit.store(0, std::memory_order_relaxed);  // a dead process reads nothing
+    slot.last_commit.store(0, std::memory_order_relaxed);
     if (slot.pid.exchange(0, std::memory_order_acq_rel) != 0) ++cleared;
     Unlock(env, fd, kSlotLockBase + index);
   }

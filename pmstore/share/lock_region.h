@@ -59,6 +59,7 @@ struct ReaderSlotInfo {
   bool stale = false;                     // its process is gone; ClearStaleReaders frees it
   int64_t opened_unix_ns = 0;             // when it was taken (CLOCK_REALTIME)
   std::optional<uint64_t> pinned_commit;  // the oldest commit its open reads
+  std::optional<uint64_t> last_commit;    // a writable open's newest commit
 };
 
 // The lock region of the pool file `pool_st` (its stat): the path of the
@@ -89,6 +90,10 @@ class ReaderSlot {
   // reusing freed space. Not in a forked child (the region is not mapped
   // there).
   void PublishPinned(std::optional<uint64_t> commit);
+  // A writable open publishes the newest commit it made (or found at
+  // open), for `pmstore readers`, where a pin's lag behind it shows. Not in
+  // a forked child.
+  void PublishLastCommit(uint64_t commit);
   const std::string& region_path() const { return path_; }
   // The pool's writer turn, in this slot's mapping: valid while the slot
   // is, and not in a forked child.

@@ -64,6 +64,9 @@ struct alignas(64) SlotWords {
   // the owner's open reads; 0 when none does (an empty pool's commit 0
   // may be pinned). LMDB's mr_txnid.
   std::atomic<uint64_t> pinned_commit;
+  // 1 + the newest commit a writable open made, or found when it opened;
+  // 0 for a read-only open. What its pins lag behind.
+  std::atomic<uint64_t> last_commit;
 };
 static_assert(std::atomic<int64_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free &&
                   std::atomic<uint64_t>::is_always_lock_free,

@@ -217,5 +217,27 @@ TEST_F(CApiProcessesTest, ReadersShowTheOldestCommitAnOpenPins) {
   pmstore_release_snapshot(db_, newer);
 }
 
+TEST_F(CApiProcessesTest, ReadersShowTheLastCommitOfAWritableOpen) {
+  Open();
+  Put("a", "1");
+  const pmstore_snapshot_t* now = pmstore_create_snapshot(db_);
+  pmstore_readers_t* readers = nullptr;
+  ASSERT_EQ(pmstore_readers(path_.c_str(), &readers, nullptr), PMSTORE_OK);
+  ASSERT_EQ(pmstore_readers_count(readers), 1u);
+  uint64_t last = 0;
+  ASSERT_TRUE(pmstore_readers_last_commit(readers, 0, nullptr));
+  ASSERT_TRUE(pmstore_readers_last_commit(readers, 0, &last));
+  EXPECT_EQ(last, pmstore_snapshot_sequence(now));
+  pmstore_readers_destroy(readers);
+  pmstore_release_snapshot(db_, now);
+
+  Put("b", "2");
+  ASSERT_EQ(pmstore_readers(path_.c_str(), &readers, nullptr), PMSTORE_OK);
+  uint64_t after = 0;
+  ASSERT_TRUE(pmstore_readers_last_commit(readers, 0, &after));
+  EXPECT_GT(after, last) << "a commit moves it";
+  pmstore_readers_destroy(readers);
+}
+
 }  // namespace
 }  // namespace pmstore_c_test

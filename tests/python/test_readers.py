@@ -76,6 +76,20 @@ def test_each_open_shows_the_oldest_commit_it_reads(filled):
         assert pmstore.readers(filled)[0]["pinned_commit"] is None
 
 
+def test_a_writable_open_shows_its_last_commit_and_a_read_only_one_none(filled):
+    with pmstore.Store(filled) as store:
+        with store.snapshot() as snapshot:
+            found = snapshot.sequence
+        assert pmstore.readers(filled)[0]["last_commit"] == found
+        store[b"k2"] = b"v2"
+        with store.snapshot() as snapshot:
+            now = snapshot.sequence
+        assert pmstore.readers(filled)[0]["last_commit"] == now > found
+    with pmstore.Store(filled, read_only=True):
+        [me] = pmstore.readers(filled)
+        assert me["writable"] is False and me["last_commit"] is None
+
+
 def test_a_killed_process_is_stale_until_cleared(filled):
     child = hold(filled)
     child.send_signal(signal.SIGKILL)

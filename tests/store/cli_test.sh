@@ -216,7 +216,8 @@ touch "$DIR/go"
 wait
 
 # The reader table: a process holding the pool (a dump held up by a full
-# FIFO) is listed, read-only, with the commit its iterator reads; killed,
+# FIFO) is listed, read-only (no last commit), with the commit its
+# iterator reads; killed,
 # it is listed as stale until --clear-stale frees its slot. The slot is
 # taken just after the pool's lock and the commit pinned once the dump's
 # iterator exists, so the listing is polled for.
@@ -231,11 +232,11 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 [ "$listed" = yes ] || { echo "FAIL: the held dump was never listed with the commit it reads: $(cat "$DIR/out" "$DIR/err" "$DIR/dump-err")"; failures=$((failures + 1)); }
-jq -e --argjson pid "$dump_pid" '.readers[0] | .pid == $pid and .writable == false and .stale == false' "$DIR/out" >/dev/null ||
+jq -e --argjson pid "$dump_pid" '.readers[0] | .pid == $pid and .writable == false and .stale == false and .last_commit == null' "$DIR/out" >/dev/null ||
   { echo "FAIL: readers beside a held dump: $(cat "$DIR/out")"; failures=$((failures + 1)); }
 expect 0 "readers as a user who may only read" -- nobody "$PMSTORE" readers "$HPOOL"
 grep -q "read-only" "$DIR/out" || { echo "FAIL: readers as nobody: $(cat "$DIR/out")"; failures=$((failures + 1)); }
-grep -Eq "read-only +[0-9TZ:-]+ +[0-9]+ *$" "$DIR/out" || { echo "FAIL: no pinned commit column: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+grep -Eq "read-only +[0-9TZ:-]+ +- +[0-9]+ *$" "$DIR/out" || { echo "FAIL: no last commit ('-': read-only) and pinned commit columns: $(cat "$DIR/out")"; failures=$((failures + 1)); }
 kill -9 "$dump_pid"
 wait "$dump_pid" 2>/dev/null
 exec 3<&-

@@ -173,6 +173,41 @@ std::optional<uint64_t> PinnedOf(const std::string& pool) {
   return readers.empty() ? std::nullopt : readers[0].pinned_commit;
 }
 
+// A writable open's last commit, as its slot says.
+std::optional<uint64_t> LastCommitOf(const std::string& pool) {
+  const std::vector<ReaderInfo> readers = ReadersOrDie(pool);
+  EXPECT_EQ(readers.size(), 1u);
+  return readers.empty() ? std::nullopt : readers[0].last_commit;
+}
+
+// The commit a store's reads see now.
+uint64_t CurrentCommit(Store& store) { return store.GetSnapshot()->sequence(); }
+
+TEST_F(ReadersTest, AWritableOpenPublishesItsLastCommitAndAReadOnlyOneNone) {
+  {
+    auto store = OpenOrDie(pool_, Options());
+    const uint64_t found = CurrentCommit(*store);
+    EXPECT_GT(found, 0u) << "the pool was written before";
+    EXPECT_EQ(LastCommitOf(pool_), found) << "the commit found at open is published";
+    ASSERT_TRUE(store->Put("a", "1").ok());
+    ASSERT_TRUE(store->Put(WriteOptions{.sync = false}, "b", "2").ok());
+    const uint64_t now = CurrentCommit(*store);
+    EXPECT_GT(now, found);
+    EXPECT_EQ(LastCommitOf(pool_), now) << "durable and unsynced commits are published";
+    EXPECT_FALSE(store->Put(std::string(kMaxKeySize + 1, 'k'), "v").ok());
+    EXPECT_EQ(LastCommitOf(pool_), now) << "a refused write published a commit";
+    ASSERT_TRUE(store->Close().ok());
+  }
+  Holder reader(pool_, ReadOnly());
+  ASSERT_TRUE(reader.opened());
+  const std::vector<ReaderInfo> readers = ReadersOrDie(pool_);
+  const ReaderInfo* info = Find(readers, reader.pid());
+  ASSERT_NE(info, nullptr);
+  EXPECT_FALSE(info->writable);
+  EXPECT_EQ(info->last_commit, std::nullopt) << "a read-only open makes no commits";
+  EXPECT_EQ(reader.Release(), 0);
+}
+
 TEST_F(ReadersTest, EachOpenPublishesTheOldestCommitItsReadsPin) {
   auto store = OpenOrDie(pool_, Options());
   EXPECT_EQ(PinnedOf(pool_), std::nullopt);

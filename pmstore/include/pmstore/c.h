@@ -511,13 +511,16 @@ size_t pmstore_readers_count(const pmstore_readers_t* readers);
  * (CLOCK_REALTIME nanoseconds). pmstore_readers_pinned_commit: whether
  * a pinned value, snapshot, iterator or transaction of that open still
  * reads, and *commit the oldest commit one reads (compare
- * pmstore_snapshot_sequence; Store::Readers has the fine print). */
+ * pmstore_snapshot_sequence; Store::Readers has the fine print).
+ * pmstore_readers_last_commit: whether the open may write, and *commit
+ * the newest commit it made (or found when it opened the pool). */
 uint32_t pmstore_readers_slot(const pmstore_readers_t* readers, size_t index);
 int64_t pmstore_readers_pid(const pmstore_readers_t* readers, size_t index);
 bool pmstore_readers_writable(const pmstore_readers_t* readers, size_t index);
 bool pmstore_readers_stale(const pmstore_readers_t* readers, size_t index);
 int64_t pmstore_readers_opened_unix_ns(const pmstore_readers_t* readers, size_t index);
 bool pmstore_readers_pinned_commit(const pmstore_readers_t* readers, size_t index, uint64_t* commit);
+bool pmstore_readers_last_commit(const pmstore_readers_t* readers, size_t index, uint64_t* commit);
 
 /* Frees the stale slots of the pool at `path` (Store::ClearStaleReaders;
  * LMDB's mdb_reader_check); *cleared: how many. PMSTORE_PERMISSION_DENIED

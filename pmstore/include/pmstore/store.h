@@ -119,6 +119,11 @@ struct ReaderInfo {
   // younger ones remain, an older one may show until that open's next
   // commit.
   std::optional<uint64_t> pinned_commit;
+  // For a writable open, the newest commit it made, or found when it
+  // opened the pool (LMDB's last transaction id); none for a read-only
+  // open. Its pins, and those of other opens, lag behind it: a pin far
+  // behind keeps the space of every commit since.
+  std::optional<uint64_t> last_commit;
 };
 
 // What Store::Check found. clean() is true when problems is empty.
