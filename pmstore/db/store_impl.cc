@@ -2,6 +2,8 @@
 // store_read.cc).
 #include "pmstore/db/store_impl.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -41,7 +43,15 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, cons
 }
 
 absl::Status Store::Destroy(const std::string& path) {
-  return internal::DestroyPool(path, &internal::MakeMappingPersister, env::Env::Default());
+  env::Env* env = env::Env::Default();
+  struct stat st;
+  const bool named = env->Stat(path, &st) == 0;  // the region is named for the pool's inode
+  PMSTORE_RETURN_IF_ERROR(internal::DestroyPool(path, &internal::MakeMappingPersister, env));
+  // A region left by processes that died with the pool open would stay in
+  // /dev/shm until a reboot: nothing opens this pool again. Best effort:
+  // the pool is gone, which is what was asked.
+  if (named) internal::RemoveLeftoverRegion(env, st).IgnoreError();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string& path, const Options& options,

@@ -380,4 +380,24 @@ absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st)
   return cleared;
 }
 
+absl::Status RemoveLeftoverRegion(env::Env* env, const struct stat& pool_st) {
+  const std::string path = LockRegionPath(pool_st);
+  int fd = -1;
+  const int err = env->Open(path, O_RDWR | O_CLOEXEC, 0, &fd);
+  if (err == ENOENT) return absl::OkStatus();
+  if (err != 0) return base::ErrnoStatus(err, "open", path);
+  auto close_fd = absl::MakeCleanup([&] { env->Close(fd); });
+  // As the last process to leave removes it: with the init lock held, so
+  // that nobody joins meanwhile, and only when nobody holds the use lock.
+  PMSTORE_RETURN_IF_ERROR(WaitForLock(env, fd, F_WRLCK, kInitByte, path));
+  PMSTORE_ASSIGN_OR_RETURN(const bool linked, StillLinked(env, fd, path));
+  if (!linked) return absl::OkStatus();
+  PMSTORE_ASSIGN_OR_RETURN(const bool nobody_attached, TryLock(env, fd, F_WRLCK, kUseByte, path));
+  if (!nobody_attached) return absl::OkStatus();
+  if (const int unlinked = env->Unlink(path); unlinked != 0 && unlinked != ENOENT) {
+    return base::ErrnoStatus(unlinked, "unlink", path);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace pmstore::internal

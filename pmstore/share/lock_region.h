@@ -122,4 +122,10 @@ absl::StatusOr<std::vector<ReaderSlotInfo>> ListReaders(env::Env* env, const str
 // PermissionDenied when this user may not write the region.
 absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st);
 
+// Removes the lock region of the pool file `pool_st` (its stat) when no
+// process is attached to it: what processes that died with the pool open
+// left, which nothing else removes once the pool itself is gone
+// (Store::Destroy). OK when there is none or a process is attached.
+absl::Status RemoveLeftoverRegion(env::Env* env, const struct stat& pool_st);
+
 }  // namespace pmstore::internal

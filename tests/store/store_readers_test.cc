@@ -351,6 +351,25 @@ TEST_F(ReadersTest, AProcessKilledWithThePoolOpenLeavesATableTheNextOpenMakesAne
   EXPECT_EQ(readers[0].pid, getpid());
 }
 
+TEST_F(ReadersTest, DestroyRemovesTheTableAKilledProcessLeftAndNoOtherPoolsTable) {
+  const std::string other = dir_.File("other");
+  Holder killed(pool_, Options());
+  ASSERT_TRUE(killed.opened());
+  killed.Kill();
+  ASSERT_TRUE(OpenOrDie(other, SmallPool())->Close().ok());
+  Holder living(other, Options());
+  ASSERT_TRUE(living.opened());
+  const std::string region = RegionPathOf(pool_);
+  const std::string other_region = RegionPathOf(other);
+  ASSERT_EQ(access(region.c_str(), F_OK), 0) << "the killed process left no table to remove";
+
+  ASSERT_TRUE(Store::Destroy(pool_).ok());
+  EXPECT_NE(access(region.c_str(), F_OK), 0) << "the destroyed pool's table stayed in /dev/shm";
+  EXPECT_EQ(access(other_region.c_str(), F_OK), 0) << "another pool's table went too";
+  EXPECT_EQ(ReadersOrDie(other).size(), 1u);
+  EXPECT_EQ(living.Release(), 0);
+}
+
 TEST_F(ReadersTest, WhatIsNotAPoolIsRefused) {
   auto readers = Store::Readers(dir_.File("missing"));
   EXPECT_EQ(readers.status().code(), absl::StatusCode::kNotFound) << readers.status();

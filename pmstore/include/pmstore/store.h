@@ -153,7 +153,8 @@ class Store {
   // this process too (FailedPrecondition naming the holder), and a file or
   // device that holds no pool's magic (InvalidArgument; a damaged pool
   // whose magic is intact is removed); NotFound when nothing is at `path`
-  // or the device holds no pool.
+  // or the device holds no pool. The pool's reader table goes too when
+  // processes that died with the pool open left it behind.
   static absl::Status Destroy(const std::string& path);
 
   // Verifies every checksum and structure of the pool at `path` without
