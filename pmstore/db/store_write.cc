@@ -283,7 +283,14 @@ void StoreImpl::Apply() {
 }
 
 void StoreImpl::ReleaseSpaceThrough(uint64_t seq) {
-  alloc_.ReleaseThrough(pins_.ReusableThrough(committer_.ReleasableThrough(seq)));
+  uint64_t through = pins_.ReusableThrough(committer_.ReleasableThrough(seq));
+  // The pins of every open of the pool, in any process: this open's own
+  // slot was just made exact by ReusableThrough.
+  if (reader_slot_ != nullptr) {
+    const std::optional<uint64_t> oldest = reader_slot_->OldestPinned();
+    if (oldest.has_value() && *oldest < through) through = *oldest;
+  }
+  alloc_.ReleaseThrough(through);
 }
 
 absl::Status StoreImpl::MakeDurable(PersistSite applied_site, PersistSite drain_site) {

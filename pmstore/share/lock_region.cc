@@ -277,6 +277,8 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
       slot.pinned_commit.store(0, std::memory_order_relaxed);
       slot.last_commit.store(0, std::memory_order_relaxed);
       slot.pid.store(getpid(), std::memory_order_release);
+      std::atomic<uint32_t>& high = region::HeaderOf(region)->slots_high;
+      if (high.load(std::memory_order_relaxed) <= index) high.store(index + 1, std::memory_order_release);
       Unlock(env, fd, kInitByte);
       std::move(close_fd).Cancel();
       std::move(unmap).Cancel();
@@ -295,6 +297,18 @@ ReaderSlot::ReaderSlot(env::Env* env, std::string path, int fd, void* region, ui
 
 void ReaderSlot::PublishPinned(std::optional<uint64_t> commit) {
   region::SlotsOf(region_)[index_].pinned_commit.store(commit.has_value() ? *commit + 1 : 0, std::memory_order_release);
+}
+
+std::optional<uint64_t> ReaderSlot::OldestPinned() const {
+  const uint32_t high =
+      std::min(region::HeaderOf(region_)->slots_high.load(std::memory_order_acquire), kReaderSlots);
+  const SlotWords* slots = region::SlotsOf(region_);
+  uint64_t oldest = 0;  // a slot's word: 1 + the commit, 0 for none
+  for (uint32_t index = 0; index < high; ++index) {
+    const uint64_t word = slots[index].pinned_commit.load(std::memory_order_acquire);
+    if (word != 0 && (oldest == 0 || word < oldest)) oldest = word;
+  }
+  return CommitOf(oldest);
 }
 
 void ReaderSlot::PublishLastCommit(uint64_t commit) {

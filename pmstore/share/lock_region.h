@@ -94,6 +94,11 @@ class ReaderSlot {
   // open), for `pmstore readers`, where a pin's lag behind it shows. Not in
   // a forked child.
   void PublishLastCommit(uint64_t commit);
+  // The oldest commit pinned by any open of the pool, in any process, this
+  // one included (nullopt: none): space freed by a later commit is
+  // reusable only once this has reached it. A slot whose process died
+  // counts until it is cleared or taken again. Not in a forked child.
+  std::optional<uint64_t> OldestPinned() const;
   const std::string& region_path() const { return path_; }
   // The pool's writer turn, in this slot's mapping: valid while the slot
   // is, and not in a forked child.

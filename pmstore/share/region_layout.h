@@ -30,6 +30,9 @@ struct Header {
   uint32_t slot_count;
   uint64_t pool_dev;
   uint64_t pool_ino;
+  // One past the highest slot taken since the region was made: a writer
+  // looking for the oldest pin reads no further.
+  std::atomic<uint32_t> slots_high;
 };
 
 // The writer turn: one commit at a time across the processes (FORMAT.md,

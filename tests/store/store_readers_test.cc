@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "pmstore/env/env.h"
 #include "pmstore/share/lock_region.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
@@ -368,6 +369,84 @@ TEST_F(ReadersTest, DestroyRemovesTheTableAKilledProcessLeftAndNoOtherPoolsTable
   EXPECT_EQ(access(other_region.c_str(), F_OK), 0) << "another pool's table went too";
   EXPECT_EQ(ReadersOrDie(other).size(), 1u);
   EXPECT_EQ(living.Release(), 0);
+}
+
+// Another process's open, as far as the writer can tell: a slot of the
+// pool's reader table that pins a commit, taken by a child that holds it
+// until told to let go.
+class ForeignPin {
+ public:
+  ForeignPin(const std::string& pool, uint64_t commit) {
+    int ready[2], hold[2];
+    if (pipe(ready) != 0 || pipe(hold) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(ready[0]);
+      close(hold[1]);
+      const int fd = open(pool.c_str(), O_RDONLY | O_CLOEXEC);
+      auto slot = internal::ReaderSlot::Attach(env::Env::Default(), fd, /*writable=*/false);
+      if (slot.ok()) (*slot)->PublishPinned(commit);
+      const char word = slot.ok() ? 'p' : 'x';
+      if (write(ready[1], &word, 1) != 1) _exit(3);
+      char byte;
+      while (read(hold[0], &byte, 1) > 0) {
+      }
+      slot->reset();  // frees the slot
+      _exit(0);
+    }
+    close(ready[1]);
+    close(hold[0]);
+    hold_ = hold[1];
+    char word = 0;
+    pinned_ = read(ready[0], &word, 1) == 1 && word == 'p';
+    close(ready[0]);
+  }
+  ~ForeignPin() { Release(); }
+  bool pinned() const { return pinned_; }
+  void Release() {
+    if (hold_ < 0) return;
+    close(hold_);
+    hold_ = -1;
+    waitpid(pid_, nullptr, 0);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int hold_ = -1;
+  bool pinned_ = false;
+};
+
+// Overwrites "k" (300 bytes: a record in a small chunk's units, not in a
+// leaf cell) and writes more values of its size; whether the old value's
+// bytes, read where it lay in the mapping, are still there afterwards.
+// (Records of this size reuse freed units within a write or two.)
+bool OverwrittenValueSurvives(Store& store, const std::string& old_value, const char* where) {
+  EXPECT_TRUE(store.Put("k", std::string(old_value.size(), 'n')).ok());
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(store.Put("fill" + std::to_string(i), std::string(old_value.size(), 'f')).ok());
+  return std::string_view(where, old_value.size()) == old_value;
+}
+
+TEST_F(ReadersTest, SpaceThatAnotherProcessPinsIsNotReused) {
+  auto store = OpenOrDie(pool_, Options());
+  const std::string old_value(300, 'o');
+  auto place_of_k = [&] {
+    PinnedValue pinned;
+    EXPECT_TRUE(store->Get(ReadOptions(), "k", &pinned).ok());
+    return pinned.value().data();  // stays mapped while the store is open
+  };
+
+  // Without another process's pin the old value's space is reused: what
+  // the check below would miss otherwise.
+  ASSERT_TRUE(store->Put("k", old_value).ok());
+  const char* where = place_of_k();
+  ASSERT_FALSE(OverwrittenValueSurvives(*store, old_value, where)) << "the allocator reuses no freed space here";
+
+  ASSERT_TRUE(store->Put("k", old_value).ok());
+  where = place_of_k();
+  ForeignPin foreign(pool_, CurrentCommit(*store));
+  ASSERT_TRUE(foreign.pinned());
+  EXPECT_TRUE(OverwrittenValueSurvives(*store, old_value, where))
+      << "space another process's reader could still read was reused";
 }
 
 TEST_F(ReadersTest, WhatIsNotAPoolIsRefused) {
