@@ -20,8 +20,8 @@ inline constexpr uint64_t kMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-en
 // Bumped with every change of the layout below. A process that finds
 // another version in use refuses rather than misread it; once every
 // process has left, the next one makes the region anew in its own.
-// Version 2 added the slots' pinned commit, version 3 the writer turn and
-// the change ring.
+// Version 2 added the slots' pinned commit; version 3 the writer turn, the
+// change ring, the highest slot taken and the slots' last commit.
 inline constexpr uint32_t kVersion = 3;
 
 struct Header {
