@@ -391,7 +391,7 @@ class ForeignPin {
       char byte;
       while (read(hold[0], &byte, 1) > 0) {
       }
-      slot->reset();  // frees the slot
+      if (slot.ok()) slot->reset();  // frees the slot
       _exit(0);
     }
     close(ready[1]);
