@@ -16,7 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "pmstore/share/lock_region.h"
-#include "support/temp_dir.h"
+#include "store/lock_region_test_util.h"
 
 namespace pmstore::internal {
 namespace {
@@ -45,23 +45,12 @@ bool Intact(const ChangeRing::Change& change) {
   return change.kind == index % 3;
 }
 
-class ChangeRingTest : public ::testing::Test {
+class ChangeRingTest : public testing::LockRegionTest {
  protected:
   void SetUp() override {
-    pool_ = dir_.path() + "/pool";
-    const int fd = open(pool_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    ASSERT_GE(fd, 0);
-    close(fd);
+    LockRegionTest::SetUp();
     slot_ = Attach();
     ASSERT_NE(slot_, nullptr);
-  }
-
-  std::unique_ptr<ReaderSlot> Attach() const {
-    const int fd = open(pool_.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return nullptr;
-    auto slot = ReaderSlot::Attach(env::Env::Default(), fd, /*writable=*/true);
-    close(fd);
-    return slot.ok() ? std::move(*slot) : nullptr;
   }
 
   // Commit `commit` as a writer makes it: under the turn, `changes`
@@ -77,8 +66,6 @@ class ChangeRingTest : public ::testing::Test {
     turn.Give();
   }
 
-  TempDir dir_;
-  std::string pool_;
   std::unique_ptr<ReaderSlot> slot_;
 };
 

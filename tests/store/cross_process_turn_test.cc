@@ -18,32 +18,15 @@
 
 #include "gtest/gtest.h"
 #include "pmstore/share/lock_region.h"
-#include "support/temp_dir.h"
+#include "store/lock_region_test_util.h"
 
 namespace pmstore::internal {
 namespace {
 
 using Taken = CrossProcessTurn::Taken;
 
-// A file standing for the pool: the region is named for its inode.
-class CrossProcessTurnTest : public ::testing::Test {
+class CrossProcessTurnTest : public testing::LockRegionTest {
  protected:
-  void SetUp() override {
-    pool_ = dir_.path() + "/pool";
-    const int fd = open(pool_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    ASSERT_GE(fd, 0);
-    close(fd);
-  }
-
-  // This process's slot in the pool's region (a child calls it for its own).
-  std::unique_ptr<ReaderSlot> Attach() const {
-    const int fd = open(pool_.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return nullptr;
-    auto slot = ReaderSlot::Attach(env::Env::Default(), fd, /*writable=*/true);
-    close(fd);
-    return slot.ok() ? std::move(*slot) : nullptr;
-  }
-
   // Forks a child that attaches, takes the turn, says so and waits to be
   // killed; returns once it holds the turn.
   pid_t ChildHoldingTheTurn() const {
@@ -69,9 +52,6 @@ class CrossProcessTurnTest : public ::testing::Test {
     int status = 0;
     waitpid(child, &status, 0);
   }
-
-  TempDir dir_;
-  std::string pool_;
 };
 
 TEST_F(CrossProcessTurnTest, ProcessesTakeTurns) {
