@@ -3,16 +3,19 @@
 // persists nothing, and the parent goes on as if the child had never been.
 // Without the guard a child's write, or its close (which writes the
 // separator image), would change the pool under the parent.
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "pmstore/share/region_layout.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
 
@@ -32,6 +35,7 @@ constexpr bool kThreadSanitizer = false;
 #endif
 
 using testing::OpenOrDie;
+constexpr size_t kRegionBytes = internal::region::kBytes;
 using testing::SmallPool;
 
 bool IsForkError(const absl::Status& status) {
@@ -77,7 +81,20 @@ int UseInChild(std::unique_ptr<Store> store, const Snapshot* parents_snapshot) {
   if (store->CheckNow().problems.empty()) return 14;
   if (!IsForkError(store->CopyTo(ReadOptions(), "/nonexistent-dir/copy", nullptr))) return 15;
   if (!IsForkError(store->Close())) return 16;
+  // The reader table's region is not mapped in a child (MADV_DONTFORK), so
+  // the child's own mappings may take its range: blocks of its size fill
+  // that hole, and must survive the store's destruction.
+  std::vector<char*> blocks;
+  for (int i = 0; i < 8; ++i) {
+    void* block = mmap(nullptr, kRegionBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (block == MAP_FAILED) return 17;
+    blocks.push_back(static_cast<char*>(block));
+    std::memset(block, 'c', kRegionBytes);
+  }
   store.reset();  // frees the child's copy, persisting nothing
+  for (char* block : blocks) {
+    if (block[0] != 'c' || block[kRegionBytes - 1] != 'c') return 18;  // (a SIGSEGV when it was unmapped)
+  }
   return 0;
 }
 
