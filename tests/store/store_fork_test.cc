@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "pmstore/share/region_layout.h"
@@ -35,8 +36,10 @@ constexpr bool kThreadSanitizer = false;
 #endif
 
 using testing::OpenOrDie;
-constexpr size_t kRegionBytes = internal::region::kBytes;
 using testing::SmallPool;
+
+// The reader table's region, mapped MADV_DONTFORK.
+constexpr size_t kRegionBytes = internal::region::kBytes;
 
 bool IsForkError(const absl::Status& status) {
   return status.code() == absl::StatusCode::kFailedPrecondition &&
