@@ -329,12 +329,12 @@ ReaderSlot::~ReaderSlot() {
       auto alone = TryLock(env_, fd_, F_WRLCK, kUseByte, path_);
       if (alone.ok() && *alone) env_->Unlink(path_);  // best effort: a leftover is made anew by the next
     }
+    env_->Munmap(region_, kBytes);
   }
   // In a forked child the descriptor is /dev/null now and the slot is still
   // the parent's. The region was never mapped there (MADV_DONTFORK), so its
   // range is free for the child's own mappings (a thread's stack, a large
-  // allocation): unmapping it would take those away.
-  if (env::ForkGeneration() == fork_generation_) env_->Munmap(region_, kBytes);
+  // allocation), which unmapping it would take away.
   env_->Close(fd_);
 }
 
