@@ -160,20 +160,32 @@ TEST_F(ChangeRingTest, AReaderLappedWhileItReadsIsNeverHandedATornChange) {
   // A writer process stages big changes as fast as it can, lapping the
   // ring every few dozen, while this process follows, copying changes the
   // writer is overwriting: every change it is handed must be whole; a lap
-  // it missed must be an overrun.
+  // it missed must be an overrun. The writer goes on until the reader has
+  // seen both many times over (on a loaded machine the reader may be
+  // lapped for thousands of commits in a row), or for 2 000 000 commits.
   ChangeRing ring = slot_->change_ring();
   std::fflush(nullptr);
   const pid_t writer = fork();
   if (writer == 0) {
     std::unique_ptr<ReaderSlot> own = Attach();
     if (own == nullptr) _exit(1);
-    for (uint64_t commit = 1; commit <= 20000; ++commit)
+    for (uint64_t commit = 1; commit <= 2000000; ++commit)
       Commit(*own, commit, 1 + commit % 2, 100 + commit * 37 % 60000);
     _exit(::testing::Test::HasFailure() ? 1 : 0);
   }
+  // The writer is killed once the reader is done, or has failed.
+  struct KillOnExit {
+    pid_t pid;
+    ~KillOnExit() {
+      if (pid <= 0) return;
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } kill_writer{writer};
   ChangeRing::Cursor cursor = ring.Now();
   uint64_t changes_read = 0, overruns = 0;
   for (;;) {
+    if (changes_read >= 1000 && overruns >= 10 && ring.published().value_or(0) >= 20000) break;
     const std::optional<uint64_t> published = ring.published();
     std::vector<ChangeRing::Change> read;
     if (published.has_value()) {
@@ -188,7 +200,10 @@ TEST_F(ChangeRingTest, AReaderLappedWhileItReadsIsNeverHandedATornChange) {
       ASSERT_TRUE(Intact(change)) << "a torn change of commit " << change.commit << " was handed out";
     }
     changes_read += read.size();
-    if (waitpid(writer, nullptr, WNOHANG) == writer) break;
+    if (waitpid(writer, nullptr, WNOHANG) == writer) {
+      kill_writer.pid = 0;
+      break;
+    }
   }
   EXPECT_GT(overruns, 0u) << "the writer never lapped the reader: the test checks nothing";
   EXPECT_GT(changes_read, 0u);
