@@ -76,7 +76,10 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
   if (slot.ok()) {
     store->reader_slot_ = std::move(*slot);
     store->pins_.PublishTo(store->reader_slot_.get());
-    if (!options.read_only) store->reader_slot_->PublishLastCommit(store->committer_.last_seq());
+    if (!options.read_only) {
+      store->reader_slot_->PublishLastCommit(store->committer_.last_seq());
+      store->change_ring_.emplace(store->reader_slot_->change_ring());
+    }
   }
   return store;
 }
@@ -152,6 +155,7 @@ absl::Status StoreImpl::Close() {
   persister_.reset();
   pool_.reset();
   pins_.PublishTo(nullptr);  // a pin may outlive Close (it then guards nothing)
+  change_ring_.reset();
   reader_slot_.reset();
   close_status_ = status;
   return status;

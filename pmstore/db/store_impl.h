@@ -32,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -215,6 +216,11 @@ class StoreImpl final : public Store {
   // (Sync, Close).
   absl::Status MakeDurable(internal::PersistSite applied_site, internal::PersistSite drain_site)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Tells the other processes that have the pool open about commit `seq`,
+  // just applied: the separators it changed, through the change ring, then
+  // the commit itself (doc/FORMAT.md, "Many processes on one pool"); and
+  // this open's newest commit, in its slot.
+  void PublishCommit(uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   // Space the allocator quarantines (leaf cells included), freed by
   // commits <= seq, becomes reusable once no pin, snapshot or unsynced run
   // may still read it.
@@ -265,6 +271,9 @@ class StoreImpl final : public Store {
   // This open's slot in the pool's reader table (pmstore readers); null
   // when the lock region could not be reached. Released by Close.
   std::unique_ptr<internal::ReaderSlot> reader_slot_;
+  // A writable open's handle on the pool's change ring, in reader_slot_'s
+  // mapping; empty with it, and for a read-only open.
+  std::optional<internal::ChangeRing> change_ring_;
   std::unique_ptr<internal::Persister> persister_;
   const bool default_sync_;
   char* const base_;

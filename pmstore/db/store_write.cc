@@ -10,6 +10,7 @@
 #include "pmstore/base/status_macros.h"
 #include "pmstore/db/store_impl.h"
 #include "pmstore/db/transaction_impl.h"
+#include "pmstore/index/separator_change.h"
 #include "pmstore/persist/persist_site.h"
 
 namespace pmstore {
@@ -270,8 +271,9 @@ absl::Status StoreImpl::Commit(bool sync) {
 }
 
 void StoreImpl::Apply() {
-  index_.Settle();
   const uint64_t seq = committer_.Apply();
+  PublishCommit(seq);
+  index_.Settle();
   separator_image_ = reinterpret_cast<const internal::Root*>(base_ + internal::kRootOffset)->separator_image;
   key_count_ += key_delta_;
   key_delta_ = 0;
@@ -279,7 +281,24 @@ void StoreImpl::Apply() {
   snapshots_.Committed();
   alloc_.Committed(seq);
   ReleaseSpaceThrough(seq);
-  if (reader_slot_ != nullptr) reader_slot_->PublishLastCommit(seq);
+}
+
+void StoreImpl::PublishCommit(uint64_t seq) {
+  if (reader_slot_ == nullptr) return;
+  if (change_ring_.has_value()) {
+    // Every process that follows the ring keeps its own separator map
+    // (the leaves themselves are in the pool, which it maps). A separator
+    // is a key, so a change is far below the ring's payload limit, the
+    // one reason Stage fails.
+    static_assert(kMaxKeySize + sizeof(uint64_t) <= internal::kMaxChangePayload);
+    index_.ForEachChangedSeparator([&](std::string_view separator, uint64_t before, uint64_t after) {
+      change_ring_
+          ->Stage(seq, internal::kSeparatorChangeKind, internal::EncodeSeparatorChange(separator, before, after))
+          .IgnoreError();
+    });
+    change_ring_->Publish(seq);
+  }
+  reader_slot_->PublishLastCommit(seq);
 }
 
 void StoreImpl::ReleaseSpaceThrough(uint64_t seq) {

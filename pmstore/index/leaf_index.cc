@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/status_macros.h"
 #include "pmstore/format/record.h"
@@ -109,6 +110,17 @@ void LeafIndex::RepointSeparator(SeparatorMap::iterator it, uint64_t leaf) {
 SeparatorMap::iterator LeafIndex::EraseSeparator(SeparatorMap::iterator it) {
   edits_.push_back({SeparatorMap::String(it->first), it->second});
   return separators_.Erase(it);
+}
+
+void LeafIndex::ForEachChangedSeparator(
+    const std::function<void(std::string_view separator, uint64_t before, uint64_t after)>& visit) const {
+  absl::flat_hash_set<std::string_view> seen;
+  for (const Edit& edit : edits_) {  // a separator's first edit holds its leaf before the transaction
+    if (!seen.insert(edit.separator).second) continue;
+    const auto now = separators_.Find(edit.separator);
+    const uint64_t after = now == separators_.end() ? 0 : now->second;
+    if (after != edit.leaf) visit(edit.separator, edit.leaf, after);  // else changed and changed back
+  }
 }
 
 void LeafIndex::Abandoned() {
@@ -656,6 +668,13 @@ absl::Status LeafIndex::Remove(Transaction& tx, SpaceAllocator& alloc, std::stri
   header.perm[header.count] = 0;
   if (!emptied) {
     StoreHeader(tx, offset, header);
+    // A leaf's separator is its least key (the first leaf's ""), as a walk
+    // of the chain finds it: every process that follows this one's commits
+    // holds the same map (separator_change.h).
+    if (pos == 0 && !first) {
+      EraseSeparator(it);
+      SetSeparator(RecordKey(base_, pool_->length(), LeafAt(offset)->slots[header.perm[0]].record), offset);
+    }
     return absl::OkStatus();
   }
   // An empty leaf leaves the chain; the first leaf's successor inherits "".

@@ -4,8 +4,11 @@
 // writer of records (record_writer.h). May use space/, txn/, pool/,
 // format/ and below.
 //
-// LeafIndex: a chain of leaves in the pool and, in memory, the lowest key
-// of each leaf to find the right one quickly.
+// LeafIndex: a chain of leaves in the pool and, in memory, the least key
+// of each leaf (the first leaf's is "") to find the right one quickly. A
+// split and a delete keep that rule, so the map is a function of the
+// chain: the one a walk builds, and the one every process that follows
+// the writer's commits holds (separator_change.h).
 //
 // Only the leaves are persistent; the in-memory map is built at open by
 // one walk of the chain (one record read per leaf, about one leaf per 30
@@ -116,6 +119,12 @@ class LeafIndex {
   // chain) since the last Load or Settle: readers would then find leaves
   // of the transaction not yet committed.
   bool edited() const { return !edits_.empty(); }
+  // The transaction is committing: `visit` gets each separator its
+  // changes to the map touched, once, with the leaf it named before the
+  // transaction and the one it names now (0: none): what other processes
+  // learn of them (separator_change.h).
+  void ForEachChangedSeparator(
+      const std::function<void(std::string_view separator, uint64_t before, uint64_t after)>& visit) const;
   // The transaction committed: its changes to the map are the index's.
   void Settle() { edits_.clear(); }
   // The transaction was abandoned: undoes its changes to the map, newest
@@ -212,7 +221,7 @@ class LeafIndex {
   const Pool* pool_;  // its length bounds reads through slots (RecordKey)
   const LeafGeometry geometry_;
   RecordWriter writer_;
-  SeparatorMap separators_;  // lowest possible key of each leaf ("" for the first) -> leaf
+  SeparatorMap separators_;  // the least key of each leaf ("" for the first) -> leaf, as Load finds them
   SeparatorImage image_;     // while not empty, the separators, and separators_ is empty
   // Per image entry: 0 unchecked, 1 sound, 2 damaged. Readers set them
   // (the same answer from any of them: a leaf changes only after a write
