@@ -78,7 +78,11 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
     store->pins_.PublishTo(store->reader_slot_.get());
     if (!options.read_only) {
       store->reader_slot_->PublishLastCommit(store->committer_.last_seq());
+      // What the other processes follow starts from the commit recovery
+      // found; changes a writer that died left staged are dropped first.
       store->change_ring_.emplace(store->reader_slot_->change_ring());
+      store->change_ring_->DropStaged();
+      store->change_ring_->Publish(store->committer_.last_seq());
     }
   }
   return store;

@@ -271,6 +271,12 @@ absl::Status StoreImpl::Commit(bool sync) {
 }
 
 void StoreImpl::Apply() {
+  if (change_ring_.has_value()) {
+    // Readers of other processes copy no leaf header this commit changes
+    // while it is applied (format/leaf.h CopyStableLeaf).
+    change_ring_->BeginApplying(committer_.next_seq());
+    index_.StampChangedLeaves(committer_.next_seq());
+  }
   const uint64_t seq = committer_.Apply();
   PublishCommit(seq);
   index_.Settle();

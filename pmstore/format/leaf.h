@@ -15,8 +15,10 @@
 // a write before it changes a leaf, and check.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -49,6 +51,37 @@ struct Leaf {
   uint8_t fingerprints[64];
   LeafSlot slots[kLeafSlots];
 };
+// The leaf's version word (doc/FORMAT.md, "Reading a leaf that another
+// process may be changing"), at leaf offset 112: fingerprint bytes 48-55,
+// which no slot's fingerprint uses and no checksum covers. The writer
+// stores there the number of each commit that changes the leaf's header,
+// before it applies the commit in place; a reader of another process,
+// which holds no lock of the writer's, copies the leaf between two loads
+// of it (CopyStableLeaf): a seqlock per leaf. Memory the processes share,
+// not state: never flushed, any value after a crash, 0 in a new leaf.
+inline constexpr uint64_t kLeafVersionOffset = offsetof(Leaf, fingerprints) + 48;
+static_assert(kLeafSlots <= 48, "the version word lies past the last fingerprint");
+inline std::atomic_ref<uint64_t> LeafVersion(const char* base, uint64_t leaf) {
+  return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(const_cast<char*>(base) + leaf + kLeafVersionOffset));
+}
+
+// Copies the leaf at `offset` of the pool mapped at `base` (its header,
+// fingerprints and slots; not its cells) as one commit left it, for a
+// reader that holds no lock of the writer's; `applying()` returns the
+// commit a writer is applying now (0: none; share/change_ring.h). False
+// when the leaf is being changed, or changed during the copy: copy it
+// again. What the slots name stays valid only while the reader's pin
+// holds the space (share/lock_region.h PinNewestPublished).
+template <typename Applying>
+bool CopyStableLeaf(const char* base, uint64_t offset, Leaf* copy, const Applying& applying) {
+  const uint64_t version = LeafVersion(base, offset).load(std::memory_order_acquire);
+  const uint64_t now = applying();
+  if (now != 0 && now == version) return false;
+  std::memcpy(copy, base + offset, sizeof(Leaf));
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return LeafVersion(base, offset).load(std::memory_order_relaxed) == version;
+}
+
 // The slot part of a leaf (all of a version 1 leaf).
 inline constexpr uint64_t kLeafUnits = (sizeof(Leaf) + kUnitSize - 1) / kUnitSize;  // 20
 inline constexpr uint64_t kLeafBytes = kLeafUnits * kUnitSize;

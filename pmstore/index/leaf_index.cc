@@ -132,6 +132,7 @@ void LeafIndex::Abandoned() {
     }
   }
   edits_.clear();
+  changed_headers_.clear();
 }
 
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
@@ -140,6 +141,7 @@ absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
   checked_.reset();
   unchecked_.clear();
   edits_.clear();
+  changed_headers_.clear();
   // The chain always has a first leaf: lookups start from it.
   if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");
   const uint64_t max_leaves = length / geometry_.bytes();
@@ -450,9 +452,20 @@ void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header)
   if (tx.IsFresh(offset)) tx.Verify(kVerifyLeaf, offset, header.checksum);
   uint64_t words[kLeafHeaderWords];
   std::memcpy(words, &header, sizeof(header));
+  bool changed = false;
   for (uint64_t i = 0; i < kLeafHeaderWords; ++i) {
-    if (tx.Read(offset + 8 * i) != words[i]) tx.Write(offset + 8 * i, words[i]);
+    if (tx.Read(offset + 8 * i) == words[i]) continue;
+    tx.Write(offset + 8 * i, words[i]);
+    changed = true;
   }
+  // A leaf listed twice is stamped twice, which costs less than a search.
+  if (changed && (changed_headers_.empty() || changed_headers_.back() != offset)) changed_headers_.push_back(offset);
+}
+
+void LeafIndex::StampChangedLeaves(uint64_t seq) const {
+  for (uint64_t offset : changed_headers_) LeafVersion(base_, offset).store(seq, std::memory_order_relaxed);
+  // The words before the header words they guard (a seqlock's writer).
+  std::atomic_thread_fence(std::memory_order_release);
 }
 
 int LeafIndex::FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader& header, int from,

@@ -125,8 +125,16 @@ class LeafIndex {
   // learn of them (separator_change.h).
   void ForEachChangedSeparator(
       const std::function<void(std::string_view separator, uint64_t before, uint64_t after)>& visit) const;
+  // The committing transaction is about to be applied in place as commit
+  // `seq`: the version word of every leaf whose header it changes takes
+  // `seq` (format/leaf.h), so that a reader of another process copies no
+  // header half applied. After ChangeRing::BeginApplying(seq).
+  void StampChangedLeaves(uint64_t seq) const;
   // The transaction committed: its changes to the map are the index's.
-  void Settle() { edits_.clear(); }
+  void Settle() {
+    edits_.clear();
+    changed_headers_.clear();
+  }
   // The transaction was abandoned: undoes its changes to the map, newest
   // first. Its leaf headers changed only in the transaction, and the
   // leaves it made are space nothing committed refers to.
@@ -239,6 +247,9 @@ class LeafIndex {
     uint64_t leaf;
   };
   std::vector<Edit> edits_;
+  // The leaves whose headers this transaction changed (StampChangedLeaves;
+  // a leaf may be listed more than once).
+  std::vector<uint64_t> changed_headers_;
 };
 
 }  // namespace pmstore::internal

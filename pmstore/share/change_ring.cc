@@ -57,6 +57,7 @@ bool StillThere(void* region, uint64_t position) {
 void ChangeRing::MakeIn(void* region) {
   region::PublishedOf(region)->commit.store(0, std::memory_order_relaxed);
   region::PublishedOf(region)->written.store(0, std::memory_order_relaxed);
+  region::PublishedOf(region)->applying.store(0, std::memory_order_relaxed);
   region::RingWordsOf(region)->reserved.store(0, std::memory_order_relaxed);
 }
 
@@ -77,11 +78,24 @@ absl::Status ChangeRing::Stage(uint64_t commit, uint8_t kind, std::string_view p
   return absl::OkStatus();
 }
 
+void ChangeRing::BeginApplying(uint64_t commit) {
+  region::PublishedOf(region_)->applying.store(commit, std::memory_order_relaxed);
+  // A reader that loads a leaf version word the writer stores next, with
+  // acquire order, then loads this one sees the commit (or the 0 stored
+  // once it is applied).
+  std::atomic_thread_fence(std::memory_order_release);
+}
+
 void ChangeRing::Publish(uint64_t commit) {
   region::PublishedWords* published = region::PublishedOf(region_);
   published->written.store(region::RingWordsOf(region_)->reserved.load(std::memory_order_relaxed),
                            std::memory_order_release);
   published->commit.store(commit + 1, std::memory_order_release);
+  published->applying.store(0, std::memory_order_release);
+}
+
+uint64_t ChangeRing::applying() const {
+  return region::PublishedOf(region_)->applying.load(std::memory_order_acquire);
 }
 
 void ChangeRing::DropStaged() {

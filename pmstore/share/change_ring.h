@@ -70,8 +70,13 @@ class ChangeRing {
   // readable once the commit is published. InvalidArgument over
   // kMaxChangePayload.
   absl::Status Stage(uint64_t commit, uint8_t kind, std::string_view payload);
+  // The writer is about to apply `commit` in place: until it is
+  // published, a leaf whose version word holds `commit` is being changed
+  // (format/leaf.h CopyStableLeaf). Before those words are stored.
+  void BeginApplying(uint64_t commit);
   // Publishes `commit` with every change staged for it: release order, so
-  // a reader that sees it sees everything the writer wrote before.
+  // a reader that sees it sees everything the writer wrote before. Ends
+  // BeginApplying.
   void Publish(uint64_t commit);
   // Forgets what a writer that died holding the turn staged and never
   // published (CrossProcessTurn::Taken::kHolderDied).
@@ -82,6 +87,9 @@ class ChangeRing {
   // made. Acquire order: one load of a line the writer writes once a
   // commit.
   std::optional<uint64_t> published() const;
+  // The commit a writer is applying in place now, 0 when none. Acquire
+  // order.
+  uint64_t applying() const;
   // A cursor after every change published so far: a reader that takes it
   // before it reads the pool misses no later change.
   Cursor Now() const;

@@ -300,6 +300,9 @@ void ReaderSlot::PublishPinned(std::optional<uint64_t> commit) {
 }
 
 std::optional<uint64_t> ReaderSlot::OldestPinned() const {
+  // The commit published before the pins are loaded (a Dekker pair with
+  // PinNewestPublished's store and reload): sequentially consistent.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   const uint32_t high =
       std::min(region::HeaderOf(region_)->slots_high.load(std::memory_order_acquire), kReaderSlots);
   const SlotWords* slots = region::SlotsOf(region_);
@@ -309,6 +312,17 @@ std::optional<uint64_t> ReaderSlot::OldestPinned() const {
     if (word != 0 && (oldest == 0 || word < oldest)) oldest = word;
   }
   return CommitOf(oldest);
+}
+
+uint64_t ReaderSlot::PinNewestPublished(const ChangeRing& ring) {
+  uint64_t commit = ring.published().value_or(0);
+  for (;;) {
+    PublishPinned(commit);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const uint64_t now = ring.published().value_or(0);
+    if (now == commit) return commit;
+    commit = now;
+  }
 }
 
 void ReaderSlot::PublishLastCommit(uint64_t commit) {

@@ -97,8 +97,19 @@ class ReaderSlot {
   // The oldest commit pinned by any open of the pool, in any process, this
   // one included (nullopt: none): space freed by a later commit is
   // reusable only once this has reached it. A slot whose process died
-  // counts until it is cleared or taken again. Not in a forked child.
+  // counts until it is cleared or taken again. The writer calls it after
+  // it published the commit whose freed space it would release. Not in a
+  // forked child.
   std::optional<uint64_t> OldestPinned() const;
+  // The reader's half of that rule, for a reader of another process than
+  // the writer's, which reads the pool as the writer changes it: pins the
+  // newest commit published in `ring` (0 when none is) and returns it.
+  // LMDB's store-then-recheck: the pin is stored, then the published
+  // commit loaded again, until they agree; with OldestPinned's order
+  // either the writer sees the pin or the reader sees the newer commit,
+  // so no space the reader may reach is reused under it. Not in a forked
+  // child.
+  uint64_t PinNewestPublished(const ChangeRing& ring);
   const std::string& region_path() const { return path_; }
   // The pool's writer turn, in this slot's mapping: valid while the slot
   // is, and not in a forked child.

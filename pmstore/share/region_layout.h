@@ -21,8 +21,9 @@ inline constexpr uint64_t kMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-en
 // another version in use refuses rather than misread it; once every
 // process has left, the next one makes the region anew in its own.
 // Version 2 added the slots' pinned commit; version 3 the writer turn, the
-// change ring, the highest slot taken and the slots' last commit.
-inline constexpr uint32_t kVersion = 3;
+// change ring, the highest slot taken and the slots' last commit; version
+// 4 the commit being applied.
+inline constexpr uint32_t kVersion = 4;
 
 struct Header {
   uint64_t magic;
@@ -49,6 +50,10 @@ struct alignas(64) PublishedWords {
   // Bytes of the change ring written and readable, since the region was
   // made: every change of the published commits, stored before `commit`.
   std::atomic<uint64_t> written;
+  // The commit a writer is applying in place, 0 when none: a leaf whose
+  // version word holds it is being changed (format/leaf.h). Stored before
+  // those words, cleared when the commit is published.
+  std::atomic<uint64_t> applying;
 };
 struct alignas(64) RingWords {
   // Bytes of the change ring a writer has begun to write: a reader whose

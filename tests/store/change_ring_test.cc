@@ -209,6 +209,21 @@ TEST_F(ChangeRingTest, AReaderLappedWhileItReadsIsNeverHandedATornChange) {
   EXPECT_GT(changes_read, 0u);
 }
 
+TEST_F(ChangeRingTest, AReaderPinsTheNewestPublishedCommitAndTheWriterSeesThePin) {
+  ChangeRing ring = slot_->change_ring();
+  // Before any commit: commit 0, the most a reader can hold back.
+  EXPECT_EQ(slot_->PinNewestPublished(ring), 0u);
+  EXPECT_EQ(slot_->OldestPinned(), 0u);
+  Commit(*slot_, 1, 1, 10);
+  Commit(*slot_, 2, 1, 10);
+  EXPECT_EQ(slot_->PinNewestPublished(ring), 2u);
+  std::unique_ptr<ReaderSlot> writer = Attach();
+  ASSERT_NE(writer, nullptr);
+  EXPECT_EQ(writer->OldestPinned(), 2u) << "the writer does not see the reader's pin";
+  slot_->PublishPinned(std::nullopt);
+  EXPECT_EQ(writer->OldestPinned(), std::nullopt);
+}
+
 TEST_F(ChangeRingTest, WhatAWriterThatDiedStagedIsDroppedByTheNextHolder) {
   ChangeRing ring = slot_->change_ring();
   Commit(*slot_, 1, 1, 10);
