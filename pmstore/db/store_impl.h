@@ -211,6 +211,13 @@ class StoreImpl final : public Store {
   // else the status to return.
   absl::Status MakeRoom(const absl::Status& failure, bool* sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   absl::StatusOr<uint64_t> Grow(uint64_t chunks) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
+  // For a write that found the pool full: releases the space that pins
+  // held back and hold no more. The pins of other processes are read only
+  // at commits, and a write that finds the pool full makes none; and when
+  // a pin older than the last commit holds space back, the reader table's
+  // slots of dead processes are freed first (LMDB's writer runs
+  // mdb_reader_check). Whether any space came back.
+  bool ReclaimHeldSpace() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, mu_);
   // Everything written so far durable, without keeping readers out: ends
   // the unsynced run, or else flushes the last commit's applied lines
   // (Sync, Close).

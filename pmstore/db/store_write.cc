@@ -225,6 +225,7 @@ absl::Status StoreImpl::MakeRoom(const absl::Status& failure, bool* sync) {
     ReleaseSpaceThrough(committer_.last_seq());
     return absl::OkStatus();
   }
+  if (ReclaimHeldSpace()) return absl::OkStatus();
   // A commit of its own that frees empty small chunks, so that large
   // values can use them.
   if (alloc_.FreeEmptySmallChunks(tx_) == 0) {
@@ -234,6 +235,17 @@ absl::Status StoreImpl::MakeRoom(const absl::Status& failure, bool* sync) {
   const absl::Status freed = Commit(true);
   if (!freed.ok()) Abandon();
   return freed;
+}
+
+bool StoreImpl::ReclaimHeldSpace() {
+  const size_t held = alloc_.quarantined();
+  if (reader_slot_ != nullptr) {
+    const std::optional<uint64_t> oldest = reader_slot_->OldestPinned();
+    // Clearing is best effort: where it fails, the pins stay as they are.
+    if (oldest.has_value() && *oldest < committer_.last_seq()) reader_slot_->ClearStale().IgnoreError();
+  }
+  ReleaseSpaceThrough(committer_.last_seq());
+  return alloc_.quarantined() < held;
 }
 
 absl::StatusOr<uint64_t> StoreImpl::Grow(uint64_t chunks) {

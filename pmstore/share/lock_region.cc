@@ -234,6 +234,27 @@ absl::StatusOr<void*> MapExisting(env::Env* env, int fd, int prot, const std::st
   return region;
 }
 
+// Frees the slots of the region mapped at `region` (open as `fd`) whose
+// process died: the slot's lock can be taken. Slot `own` is the caller's,
+// whose lock `fd` holds (and so could take again): it is left alone.
+absl::StatusOr<int> ClearStaleSlots(env::Env* env, int fd, void* region, const std::string& path,
+                                    uint32_t own = kReaderSlots) {
+  const uint32_t high = std::min(region::HeaderOf(region)->slots_high.load(std::memory_order_acquire), kReaderSlots);
+  int cleared = 0;
+  for (uint32_t index = 0; index < high; ++index) {
+    SlotWords& slot = region::SlotsOf(region)[index];
+    if (index == own || slot.pid.load(std::memory_order_acquire) == 0) continue;
+    // Holding the slot's lock keeps a new owner out while it is freed.
+    PMSTORE_ASSIGN_OR_RETURN(const bool dead, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));
+    if (!dead) continue;
+    slot.pinned_commit.store(0, std::memory_order_relaxed);  // a dead process reads nothing
+    slot.last_commit.store(0, std::memory_order_relaxed);
+    if (slot.pid.exchange(0, std::memory_order_acq_rel) != 0) ++cleared;
+    Unlock(env, fd, kSlotLockBase + index);
+  }
+  return cleared;
+}
+
 }  // namespace
 
 std::string LockRegionPath(const struct stat& pool_st) {
@@ -325,6 +346,8 @@ uint64_t ReaderSlot::PinNewestPublished(const ChangeRing& ring) {
   }
 }
 
+absl::StatusOr<int> ReaderSlot::ClearStale() { return ClearStaleSlots(env_, fd_, region_, path_, index_); }
+
 void ReaderSlot::PublishLastCommit(uint64_t commit) {
   region::SlotsOf(region_)[index_].last_commit.store(commit + 1, std::memory_order_release);
 }
@@ -395,19 +418,7 @@ absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st)
   PMSTORE_ASSIGN_OR_RETURN(void* region, MapExisting(env, fd, PROT_READ | PROT_WRITE, path));
   if (region == nullptr) return 0;
   auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kBytes); });
-  int cleared = 0;
-  for (uint32_t index = 0; index < kReaderSlots; ++index) {
-    SlotWords& slot = region::SlotsOf(region)[index];
-    if (slot.pid.load(std::memory_order_acquire) == 0) continue;
-    // Holding the slot's lock keeps a new owner out while it is freed.
-    PMSTORE_ASSIGN_OR_RETURN(const bool dead, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));
-    if (!dead) continue;
-    slot.pinned_commit.store(0, std::memory_order_relaxed);  // a dead process reads nothing
-    slot.last_commit.store(0, std::memory_order_relaxed);
-    if (slot.pid.exchange(0, std::memory_order_acq_rel) != 0) ++cleared;
-    Unlock(env, fd, kSlotLockBase + index);
-  }
-  return cleared;
+  return ClearStaleSlots(env, fd, region, path);
 }
 
 absl::Status RemoveLeftoverRegion(env::Env* env, const struct stat& pool_st) {

@@ -110,6 +110,11 @@ class ReaderSlot {
   // so no space the reader may reach is reused under it. Not in a forked
   // child.
   uint64_t PinNewestPublished(const ChangeRing& ring);
+  // Frees the stale slots of this slot's region (ClearStaleReaders, from
+  // an open of the pool): a writer whose freed space a dead process's pin
+  // holds back gets it back, as LMDB's writer runs mdb_reader_check. How
+  // many it freed.
+  absl::StatusOr<int> ClearStale();
   const std::string& region_path() const { return path_; }
   // The pool's writer turn, in this slot's mapping: valid while the slot
   // is, and not in a forked child.

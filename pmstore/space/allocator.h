@@ -94,6 +94,8 @@ class SpaceAllocator {
   void Abandoned();
   // Makes quarantined space of commits <= `seq` reusable.
   void ReleaseThrough(uint64_t seq);
+  // Pieces of space that commits freed and the quarantine still holds.
+  size_t quarantined() const { return quarantine_.held(); }
 
   // An unsynced run (the store's undo log, undo_log.h) wants to know which
   // space it allocated itself: that space was free when the run began, so

@@ -56,6 +56,8 @@ class Quarantine {
       held_.pop_front();
     }
   }
+  // Items committed and still held.
+  size_t held() const { return held_.size(); }
   // visit(item) for everything committed and still held.
   template <typename Visit>
   void ForEachHeld(Visit&& visit) const {

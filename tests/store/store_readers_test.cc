@@ -403,6 +403,12 @@ class ForeignPin {
   }
   ~ForeignPin() { Release(); }
   bool pinned() const { return pinned_; }
+  // Kills the process: its slot stays, stale, with the pin in it.
+  void Kill() {
+    if (hold_ < 0) return;
+    kill(pid_, SIGKILL);
+    Release();
+  }
   void Release() {
     if (hold_ < 0) return;
     close(hold_);
@@ -447,6 +453,66 @@ TEST_F(ReadersTest, SpaceThatAnotherProcessPinsIsNotReused) {
   ASSERT_TRUE(foreign.pinned());
   EXPECT_TRUE(OverwrittenValueSurvives(*store, old_value, where))
       << "space another process's reader could still read was reused";
+}
+
+// Overwrites keys 0..count-1 with values of 1000 bytes of `fill`, one
+// durable put each; the first failure.
+absl::Status OverwriteAll(Store& store, int count, char fill) {
+  for (int i = 0; i < count; ++i) {
+    const absl::Status status = store.Put("key" + std::to_string(i), std::string(1000, fill));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// A pool of 16 MiB, whose heap holds 1500 values of 1000 bytes (with
+// their leaves) about five times over, and rounds of overwrites enough to
+// fill it twice: each round needs the space the one before freed, unless
+// a pin holds it back.
+constexpr uint64_t kPoolBytes = 16ull << 20;
+constexpr int kKeys = 1500;
+constexpr std::string_view kRounds = "bcdefghijk";
+
+TEST_F(ReadersTest, AWriterOutOfSpaceClearsADeadProcesssPinAndGoesOn) {
+  TempDir shm("/dev/shm");  // durable puts cost no disk flush
+  const std::string pool = shm.File("small");
+  auto store = OpenOrDie(pool, SmallPool(kPoolBytes, kPoolBytes));
+  ASSERT_TRUE(OverwriteAll(*store, kKeys, 'a').ok());
+  ForeignPin dead(pool, CurrentCommit(*store));
+  ASSERT_TRUE(dead.pinned());
+  dead.Kill();
+  // Every round needs the space the one before freed, which only the dead
+  // process's pin holds back.
+  for (const char fill : kRounds) {
+    const absl::Status status = OverwriteAll(*store, kKeys, fill);
+    ASSERT_TRUE(status.ok()) << "round " << fill << ": " << status;
+  }
+  for (const ReaderInfo& reader : ReadersOrDie(pool)) EXPECT_FALSE(reader.stale) << "pid " << reader.pid;
+  std::string value;
+  ASSERT_TRUE(store->Get(ReadOptions(), "key0", &value).ok());
+  EXPECT_EQ(value, std::string(1000, kRounds.back()));
+}
+
+TEST_F(ReadersTest, AWriterOutOfSpaceLeavesALiveProcesssPinAloneAndGetsTheSpaceOnceItLeaves) {
+  TempDir shm("/dev/shm");
+  const std::string pool = shm.File("small");
+  auto store = OpenOrDie(pool, SmallPool(kPoolBytes, kPoolBytes));
+  ASSERT_TRUE(OverwriteAll(*store, kKeys, 'a').ok());
+  const uint64_t pinned = CurrentCommit(*store);
+  ForeignPin live(pool, pinned);
+  ASSERT_TRUE(live.pinned());
+  absl::Status status;
+  for (const char fill : kRounds) {
+    status = OverwriteAll(*store, kKeys, fill);
+    if (!status.ok()) break;
+  }
+  EXPECT_TRUE(absl::IsResourceExhausted(status)) << "the live pin's space was reused: " << status;
+  const std::vector<ReaderInfo> readers = ReadersOrDie(pool);
+  EXPECT_TRUE(std::any_of(readers.begin(), readers.end(),
+                          [&](const ReaderInfo& r) { return r.pinned_commit == std::optional<uint64_t>(pinned); }))
+      << "the live process's pin was cleared";
+  live.Release();
+  EXPECT_TRUE(OverwriteAll(*store, kKeys, 'z').ok()) << "its space came back once it left";
 }
 
 TEST_F(ReadersTest, WhatIsNotAPoolIsRefused) {

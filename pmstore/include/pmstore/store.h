@@ -178,8 +178,9 @@ class Store {
   static absl::StatusOr<std::vector<ReaderInfo>> Readers(const std::string& path);
 
   // Frees the stale slots of the pool at `path` (LMDB's mdb_reader_check)
-  // and returns how many. An open takes a stale slot anyway; clearing them
-  // keeps Readers to the living. PermissionDenied when this user may not
+  // and returns how many. An open takes a stale slot anyway, and a write
+  // that finds the pool full while a stale slot's pin holds space back
+  // clears them itself; clearing them keeps Readers to the living. PermissionDenied when this user may not
   // write the table (it has the pool file's permission bits).
   static absl::StatusOr<int> ClearStaleReaders(const std::string& path);
 
