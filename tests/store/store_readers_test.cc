@@ -508,9 +508,8 @@ TEST_F(ReadersTest, AWriterOutOfSpaceLeavesALiveProcesssPinAloneAndGetsTheSpaceO
   }
   EXPECT_TRUE(absl::IsResourceExhausted(status)) << "the live pin's space was reused: " << status;
   const std::vector<ReaderInfo> readers = ReadersOrDie(pool);
-  EXPECT_TRUE(std::any_of(readers.begin(), readers.end(),
-                          [&](const ReaderInfo& r) { return r.pinned_commit == std::optional<uint64_t>(pinned); }))
-      << "the live process's pin was cleared";
+  const auto holds_the_pin = [&](const ReaderInfo& r) { return r.pinned_commit == std::optional<uint64_t>(pinned); };
+  EXPECT_TRUE(std::any_of(readers.begin(), readers.end(), holds_the_pin)) << "the live process's pin was cleared";
   live.Release();
   EXPECT_TRUE(OverwriteAll(*store, kKeys, 'z').ok()) << "its space came back once it left";
 }
