@@ -180,8 +180,9 @@ class Store {
   // Frees the stale slots of the pool at `path` (LMDB's mdb_reader_check)
   // and returns how many. An open takes a stale slot anyway, and a write
   // that finds the pool full while a stale slot's pin holds space back
-  // clears them itself; clearing them keeps Readers to the living. PermissionDenied when this user may not
-  // write the table (it has the pool file's permission bits).
+  // clears them itself; clearing them keeps Readers to the living.
+  // PermissionDenied when this user may not write the table (it has the
+  // pool file's permission bits).
   static absl::StatusOr<int> ClearStaleReaders(const std::string& path);
 
   // Closes the store if Close was not called, as Close does; a failure it
