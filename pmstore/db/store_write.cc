@@ -308,7 +308,7 @@ void StoreImpl::PublishCommit(uint64_t seq) {
     // (the leaves themselves are in the pool, which it maps). A separator
     // is a key, so a change is far below the ring's payload limit, the
     // one reason Stage fails.
-    static_assert(kMaxKeySize + sizeof(uint64_t) <= internal::kMaxChangePayload);
+    static_assert(kMaxKeySize + 2 * sizeof(uint64_t) <= internal::kMaxChangePayload);  // two leaves, the key
     index_.ForEachChangedSeparator([&](std::string_view separator, uint64_t before, uint64_t after) {
       change_ring_
           ->Stage(seq, internal::kSeparatorChangeKind, internal::EncodeSeparatorChange(separator, before, after))
