@@ -9,9 +9,10 @@
 #include <set>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "pmstore/format/record.h"
 #include "pmstore/db/store_impl.h"
+#include "pmstore/format/record.h"
 
 namespace pmstore {
 namespace {
@@ -305,6 +306,20 @@ CheckReport StoreImpl::CheckNow() {
     report.problems.push_back(std::string(ForkedError().message()));
     return report;
   }
+  // A follower checks only while no writer can change the pool under the
+  // check, which would report the writer's commits in flight as damage.
+  if (following_ && !pool_->lock.HoldOffWriters(env_, pool_->file->fd())) {
+    report.problems.push_back(
+        absl::StrCat(path_,
+                     ": not checked: a process has the pool open for writing, and this read-only open cannot check it "
+                     "while it changes; Store::Check (pmstore check) opens it alone once the writer is gone"));
+    return report;
+  }
+  absl::Cleanup admit_writers = [this] {
+    if (following_) pool_->lock.AdmitWriters(env_, pool_->file->fd(), path_).IgnoreError();
+  };
+  // At the last commit, which no writer changes now.
+  if (following_) LoadWritersSpace();
   EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);
   if (closed_) {
@@ -322,10 +337,11 @@ absl::StatusOr<CheckReport> Store::Check(const std::string& path) {
   // left mid-commit is checked as recovery would leave it.
   // A pool on device DAX is mapped without write permission: one left to
   // recover is opened for writing instead, and recovered in place.
-  auto store = StoreImpl::OpenWith(path, Options{.read_only = true}, &internal::MakeMappingPersister);
+  auto store =
+      StoreImpl::OpenWith(path, Options{.read_only = true, .exclusive = true}, &internal::MakeMappingPersister);
   struct stat st;
   if (absl::IsFailedPrecondition(store.status()) && stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) {
-    store = StoreImpl::OpenWith(path, Options(), &internal::MakeMappingPersister);
+    store = StoreImpl::OpenWith(path, Options{.exclusive = true}, &internal::MakeMappingPersister);
   }
   if (store.ok()) return (*store)->CheckNow();
   if (store.status().code() != absl::StatusCode::kDataLoss) return store.status();

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/status_macros.h"
+#include "pmstore/index/separator_change.h"
 
 namespace pmstore {
 namespace {
@@ -30,6 +31,7 @@ internal::PoolOptions PoolOptionsOf(const Options& options) {
   pool.max_size = options.max_size;
   pool.required_granularity = MappingGranularity(options.required_granularity);
   pool.read_only = options.read_only;
+  pool.exclusive = options.exclusive;
   pool.mode = options.mode;
   return pool;
 }
@@ -62,29 +64,55 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
   pool_options.env = env;
   PMSTORE_ASSIGN_OR_RETURN(auto pool, internal::OpenPool(path, pool_options, make_persister, &persister));
   std::unique_ptr<StoreImpl> store(new StoreImpl(std::move(pool), std::move(persister), options.sync, env));
-  absl::Status recovered = internal::WithPath(store->Recover(), path);
-  if (!recovered.ok()) {
-    store->closed_ = true;  // nothing of it is to be persisted at destruction
-    return recovered;
-  }
+  // Until it is open, nothing of it is to be persisted at destruction.
+  store->closed_ = true;
+  internal::Pool& opened = *store->pool_;
+  const internal::LockKind lock_kind = internal::LockKindOf(pool_options);
   // Listed in the pool's reader table, where the lock region can be
-  // reached: the table only tells other processes who has the pool open,
-  // which no open needs to go on (doc/STORE.md, "Who has a pool open").
-  // The operating system itself, not `env`: a test's injected failures are
-  // meant for the pool file.
-  auto slot = internal::ReaderSlot::Attach(env::Env::Default(), store->pool_->file->fd(), !options.read_only);
+  // reached (doc/STORE.md, "Who has a pool open"). The operating system
+  // itself, not `env`: a test's injected failures are meant for the pool
+  // file. The region also carries what a writer publishes and read-only
+  // opens follow; without it, they cannot share the pool.
+  auto slot = internal::ReaderSlot::Attach(env::Env::Default(), opened.file->fd(), !options.read_only);
   if (slot.ok()) {
     store->reader_slot_ = std::move(*slot);
+    store->change_ring_.emplace(store->reader_slot_->change_ring());
+  } else if (lock_kind == internal::LockKind::kWriter) {
+    PMSTORE_RETURN_IF_ERROR(opened.lock.ShutOutReaders(env, opened.file->fd(), path));
+  } else if (lock_kind == internal::LockKind::kReader && opened.lock.writer_present()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path,
+                     ": a process has the pool open for writing, and this read-only open cannot follow its commits "
+                     "without the pool's lock region: ",
+                     slot.status().message()));
+  }
+  // A read-only open follows writers unless it is alone with the pool: an
+  // exclusive one, one without the region, one that recovered a crash's
+  // commit into its private mapping (which would no longer follow the
+  // file where recovery wrote it).
+  store->following_ = lock_kind == internal::LockKind::kReader && store->change_ring_.has_value();
+  bool in_memory = false;
+  PMSTORE_RETURN_IF_ERROR(internal::WithPath(store->Recover(&in_memory), path));
+  if (store->following_ && in_memory) {
+    store->following_ = false;
+  } else if (store->following_ && !opened.lock.writer_present()) {
+    PMSTORE_RETURN_IF_ERROR(opened.lock.AdmitWriters(env, opened.file->fd(), path));
+  }
+  if (options.read_only && !store->following_) store->change_ring_.reset();
+  if (store->reader_slot_ != nullptr) {
     store->pins_.PublishTo(store->reader_slot_.get());
     if (!options.read_only) {
       store->reader_slot_->PublishLastCommit(store->committer_.last_seq());
       // What the other processes follow starts from the commit recovery
-      // found; changes a writer that died left staged are dropped first.
-      store->change_ring_.emplace(store->reader_slot_->change_ring());
+      // found; changes a writer that died left staged are dropped first,
+      // and followers walk the chain again: what recovery changed in place
+      // is in no change.
       store->change_ring_->DropStaged();
+      store->change_ring_->Stage(store->committer_.last_seq(), internal::kWalkAgainKind, "").IgnoreError();
       store->change_ring_->Publish(store->committer_.last_seq());
     }
   }
+  store->closed_ = false;
   return store;
 }
 
@@ -103,24 +131,41 @@ StoreImpl::StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<inter
       tx_(pool_->base()),
       committer_(pool_->base(), pool_->path, persister_.get(), &alloc_) {}
 
-absl::Status StoreImpl::Recover() {
+absl::Status StoreImpl::Recover(bool* in_memory) {
   internal::TurnGuard turn(&write_mu_);
   internal::ExclusiveGuard lock(&mu_);
+  // The logs are the writer's: a follower that found one reads the chain.
+  if (following_ && pool_->lock.writer_present()) return JoinWriter();
   // An unsynced run cut short goes back to its base commit first; the log
   // then replays that commit.
   uint64_t min_next_seq = 1;
-  // A pool mapped without write permission (device DAX, read-only) can
-  // only be found to need no recovery.
-  const bool verify_only = pool_->mapped_read_only;
-  PMSTORE_RETURN_IF_ERROR(internal::UndoLog::Recover(pool_->view(), *persister_, &min_next_seq, verify_only));
   uint64_t next_seq;
   internal::LogHeader last_record;
-  PMSTORE_RETURN_IF_ERROR(internal::RedoLog::Replay(pool_->view(), pool_->superblock.heap_offset, pool_->leaf_geometry(),
-                                                    *persister_, &next_seq, &last_record, verify_only));
+  const auto recover_logs = [&](bool verify_only) -> absl::Status {
+    PMSTORE_RETURN_IF_ERROR(internal::UndoLog::Recover(pool_->view(), *persister_, &min_next_seq, verify_only));
+    return internal::RedoLog::Replay(pool_->view(), pool_->superblock.heap_offset, pool_->leaf_geometry(), *persister_,
+                                     &next_seq, &last_record, verify_only);
+  };
+  // A pool mapped without write permission (device DAX, read-only) can
+  // only be found to need no recovery. A read-only open of a file looks
+  // first, then recovers into its private mapping when it must.
+  absl::Status recovered = recover_logs(pool_->read_only);
+  if (absl::IsFailedPrecondition(recovered) && pool_->read_only && !pool_->mapped_read_only) {
+    min_next_seq = 1;
+    recovered = recover_logs(false);
+    *in_memory = true;
+  }
+  PMSTORE_RETURN_IF_ERROR(recovered);
   committer_.Recovered(std::max(next_seq, min_next_seq), last_record);
   PMSTORE_ASSIGN_OR_RETURN(internal::Root root, internal::ReadRoot(*pool_));
   key_count_ = root.key_count;
   separator_image_ = root.separator_image;
+  if (following_ && !*in_memory) {
+    // Follows from the ring's newest commit on, which no writer changes
+    // until this open admits one.
+    followed_ = change_ring_->published();
+    follow_cursor_ = change_ring_->Now();
+  }
   if (separator_image_ != 0) {
     // After a clean close; a stale or damaged image is passed over.
     auto image = internal::SeparatorImage::Open(base_, pool_->length(), separator_image_,
@@ -128,6 +173,8 @@ absl::Status StoreImpl::Recover() {
     if (image.ok()) {
       index_.UseImage(*image);
       opened_from_image_ = true;
+      // A follower's reads go through the map (LeafIndex::LookupFollowing).
+      if (following_) index_.LeaveImage();
       return absl::OkStatus();
     }
   }

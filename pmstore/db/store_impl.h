@@ -17,6 +17,14 @@
 // lives; GetSnapshot and its release take the writer's turn and the gate,
 // so no write is staged meanwhile.
 //
+// Following (store_follow.cc): a read-only open that shares the pool
+// with a writer of another process follows its commits through the
+// change ring: every read call first catches up (one shared load when
+// nothing changed; else the gate exclusively, while the separator changes
+// are applied), then reads leaves as stable copies under a pin
+// (LeafIndex's follower reads), and retries when a leaf changed after the
+// commit it followed.
+//
 // Files: store_impl.cc (open, recovery, close), store_write.cc (the write
 // path; the commit protocols are commit/'s), store_read.cc (reads),
 // store_snapshot.cc (snapshots and reads through them), transaction_impl.cc
@@ -186,7 +194,40 @@ class StoreImpl final : public Store {
 
   StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<internal::Persister> persister, bool sync,
             env::Env* env);
-  absl::Status Recover();
+  // *in_memory: a read-only open of a file found a crash's commit and
+  // recovered it into its private mapping (it may then follow no writer).
+  absl::Status Recover(bool* in_memory);
+
+  // --- following a writer of another process (store_follow.cc) ---
+  // The open found a writer: what it reads comes from the chain as the
+  // writer changes it (a walk), never from the logs, which are the
+  // writer's.
+  absl::Status JoinWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The ring holds a commit or a change this open has not followed.
+  bool Behind() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Follows the ring to the newest published commit: its separator
+  // changes, or a walk of the chain when the ring was overrun, refused a
+  // change or says to walk (WalkAgain); the mapping grows with the pool.
+  absl::Status Follow() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status WalkAgain() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Before a follower's read call takes the gate: Follow when Behind.
+  absl::Status CatchUp() ABSL_LOCKS_EXCLUDED(mu_);
+  // The root as some commit left it (read again while the writer's apply
+  // tears it), with the mapping grown to the chunks it names.
+  absl::StatusOr<internal::Root> FollowRoot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The newest commit this open has followed, as the follower's reads
+  // and snapshots see it.
+  void Followed(std::optional<uint64_t> commit, internal::ChangeRing::Cursor cursor, uint64_t key_count)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A follower's allocator view (Stats, Check): caught up, then the
+  // bitmaps loaded as they are now, which the writer's process owns.
+  void LoadWritersSpace() ABSL_LOCKS_EXCLUDED(mu_);
+  // A follower's point read of `key` as `options` sees it: `take` gets
+  // the value, and the commit it was read at (for a pin of its own), while
+  // the read's pin holds the value's space; NotFound when it is absent.
+  absl::Status ReadFollowing(const ReadOptions& options, std::string_view key,
+                             const std::function<void(std::string_view value, uint64_t seen)>& take)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // --- the write path (store_write.cc) ---
   absl::Status WriteOps(const WriteOptions& options, const Ops& write);
@@ -278,9 +319,16 @@ class StoreImpl final : public Store {
   // This open's slot in the pool's reader table (pmstore readers); null
   // when the lock region could not be reached. Released by Close.
   std::unique_ptr<internal::ReaderSlot> reader_slot_;
-  // A writable open's handle on the pool's change ring, in reader_slot_'s
-  // mapping; empty with it, and for a read-only open.
+  // The pool's change ring, in reader_slot_'s mapping: a writable open
+  // publishes its commits there, a follower reads them. Empty without
+  // reader_slot_, and for a read-only open that follows no writer.
   std::optional<internal::ChangeRing> change_ring_;
+  // A read-only open that shares the pool with writers (set by OpenWith).
+  bool following_ = false;
+  // What a follower has followed: the ring's newest published commit and
+  // the cursor after its changes.
+  std::optional<uint64_t> followed_ ABSL_GUARDED_BY(mu_);
+  internal::ChangeRing::Cursor follow_cursor_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<internal::Persister> persister_;
   const bool default_sync_;
   char* const base_;

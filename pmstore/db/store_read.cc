@@ -33,6 +33,9 @@ absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, i
 
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
   if (Forked()) return ForkedError();
+  if (following_) {
+    return ReadFollowing(options, key, [&](std::string_view found, uint64_t) { value->assign(found); });
+  }
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
   if (options.snapshot != nullptr) PMSTORE_RETURN_IF_ERROR(CheckSnapshot(options));
@@ -45,6 +48,13 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, st
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, PinnedValue* pinned) {
   pinned->Reset();
   if (Forked()) return ForkedError();
+  if (following_) {
+    return ReadFollowing(options, key, [&](std::string_view found, uint64_t seen) {
+      pinned->pin_id_ = pins_.Pin(seen);
+      pinned->registry_ = &pins_;
+      pinned->value_ = found;
+    });
+  }
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
   if (options.snapshot != nullptr) PMSTORE_RETURN_IF_ERROR(CheckSnapshot(options));
@@ -77,6 +87,15 @@ void StoreImpl::MultiGetWith(const ReadOptions& options, size_t count, const std
       std::fill(statuses, statuses + count, foreign);
       return;
     }
+  }
+  if (following_) {
+    // A key at a time: each read copies its leaf, and follows the writer
+    // when it changed.
+    for (size_t i = 0; i < count; ++i) {
+      statuses[i] =
+          ReadFollowing(options, keys[i], [&](std::string_view value, uint64_t seen) { take(i, value, seen); });
+    }
+    return;
   }
   uint64_t records[kChunk];
   for (size_t first = 0; first < count; first += kChunk) {
@@ -124,6 +143,12 @@ void StoreImpl::MultiGet(const ReadOptions& options, size_t count, const std::st
 
 absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
   if (Forked()) return ForkedError();
+  if (following_) {
+    const absl::Status status = ReadFollowing(ReadOptions(), key, [](std::string_view, uint64_t) {});
+    if (absl::IsNotFound(status)) return false;
+    if (!status.ok()) return status;
+    return true;
+  }
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
   const uint64_t record = index_.Lookup(key);
@@ -204,10 +229,17 @@ absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, const internal::Sna
     stopped = !take(view);
     return !stopped;
   };
-  const absl::Status scanned = start.forward
-                                   ? index_.ScanFrom(start.from_end ? std::string_view() : start.key, visit)
-                                   : index_.ScanBackFrom(start.key, start.inclusive, start.from_end, visit);
-  if (!scanned.ok()) return absl::DataLossError(absl::StrCat(pool_->path, ": ", scanned.message()));
+  const std::string_view from = start.forward && start.from_end ? std::string_view() : start.key;
+  absl::Status scanned;
+  if (following_) {
+    const internal::LeafIndex::Following following{&*change_ring_, snapshot.sequence()};
+    scanned = start.forward ? index_.ScanFromFollowing(from, following, visit)
+                            : index_.ScanBackFromFollowing(from, start.inclusive, start.from_end, following, visit);
+  } else {
+    scanned = start.forward ? index_.ScanFrom(from, visit)
+                            : index_.ScanBackFrom(from, start.inclusive, start.from_end, visit);
+  }
+  if (!scanned.ok()) return absl::Status(scanned.code(), absl::StrCat(pool_->path, ": ", scanned.message()));
   for (; !stopped && !overlay.done(); overlay.Next()) take_old(overlay.record());
   return status;
 }
@@ -216,6 +248,9 @@ Stats StoreImpl::GetStats() {
   Stats stats;
   stats.path = path_;
   if (Forked()) return stats;
+  // A follower's space as the bitmaps are at this moment (not at one
+  // commit, while a writer changes them).
+  if (following_) LoadWritersSpace();
   EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);  // growth changes the mapped length; Close unmaps
   if (closed_) return stats;

@@ -16,8 +16,15 @@ std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
   // sees the new overlay.
   internal::TurnGuard turn(&write_mu_);
   internal::ExclusiveGuard lock(&mu_);
+  // A follower's snapshot is at the newest commit published; when it
+  // cannot follow, at the last it followed, and reads through it fail
+  // as this Follow did.
+  if (following_ && !closed_) Follow().IgnoreError();
   const uint64_t seq = committer_.last_seq();
   auto snapshot = std::make_unique<SnapshotImpl>(this, seq, pins_.Pin(seq));
+  // A follower reads leaves the writer of another process may free: the
+  // pin is stored before any of them is loaded (store_follow.cc).
+  if (following_) std::atomic_thread_fence(std::memory_order_seq_cst);
   snapshot->handle_ = snapshots_.Add(snapshot.get());
   return snapshot;
 }

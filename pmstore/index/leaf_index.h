@@ -32,8 +32,8 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,13 +41,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "pmstore/base/prefetch.h"
-#include "pmstore/space/allocator.h"
 #include "pmstore/format/key.h"
 #include "pmstore/format/leaf.h"
-#include "pmstore/pool/pool.h"
 #include "pmstore/index/record_writer.h"
 #include "pmstore/index/separator_image.h"
 #include "pmstore/index/separator_map.h"
+#include "pmstore/pool/pool.h"
+#include "pmstore/share/change_ring.h"
+#include "pmstore/space/allocator.h"
 #include "pmstore/txn/transaction.h"
 
 namespace pmstore::internal {
@@ -102,6 +103,52 @@ class LeafIndex {
   absl::Status ScanBackFrom(std::string_view target, bool inclusive, bool from_end,
                             const std::function<bool(uint64_t record)>& visit) const;
 
+  // --- a follower's reads (leaf_index_follow.cc): a read-only open
+  // beside a writer of another process, which changes leaves as they are
+  // read (doc/FORMAT.md "Following a writer"). Each leaf is copied stable
+  // (format/leaf.h CopyStableLeaf), checked, and used only when no commit
+  // after `seen` changed it; records are read in place, which the
+  // caller's pin keeps (share/lock_region.h). The map must be at `seen` or
+  // later: a leaf unchanged since `seen` that the map routes a key to is
+  // that key's leaf at `seen` (a commit that moves keys between leaves
+  // changes the headers of the leaves they leave and enter).
+  struct Following {
+    const ChangeRing* ring;
+    uint64_t seen;  // the newest commit the read may see
+  };
+  // What a follower's read of a leaf found.
+  enum class Copied {
+    kStable,   // a copy as commit `seen` or an earlier one left it
+    kChanged,  // a later commit changed it, or it was changing: follow, then read again
+    kDamaged,  // it fails its check (or changed in place without a version word: a writer's recovery)
+    kStuck,    // it has been mid-commit for over a second: its writer died inside the commit
+  };
+  // LookupFollowing's answers that are no record (records lie in the heap).
+  static constexpr uint64_t kLeafChanged = 2;
+  static constexpr uint64_t kLeafStuck = 3;
+  // Lookup for a follower: the record, 0, kDamagedLeaf, kLeafChanged or
+  // kLeafStuck.
+  uint64_t LookupFollowing(std::string_view key, const Following& following) const;
+  // ScanFrom and ScanBackFrom for a follower: Aborted when the scan
+  // reaches a leaf a commit after `seen` changed (a snapshot older than
+  // the pool's state there), Unavailable when it is stuck mid-commit.
+  absl::Status ScanFromFollowing(std::string_view target, const Following& following,
+                                 const std::function<bool(uint64_t record)>& visit) const;
+  absl::Status ScanBackFromFollowing(std::string_view target, bool inclusive, bool from_end, const Following& following,
+                                     const std::function<bool(uint64_t record)>& visit) const;
+  // Load for a follower: walks the chain from `head` while a writer
+  // changes it, each leaf copied stable at whatever commit it is, and
+  // builds the map from them. The map is then at no one commit until the
+  // changes published since `ring` was read are forced onto it
+  // (FollowChanges with `after_walk`). DataLoss for a damaged leaf or
+  // record, Aborted when a leaf stays unreadable (the walk is retried).
+  absl::Status LoadFollowing(uint64_t head, uint64_t length, const ChangeRing& ring);
+  // Applies separator changes a follower read from the ring (kind
+  // kSeparatorChangeKind payloads), checked (ApplySeparatorChange), or
+  // forced after a walk (ForceSeparatorChange). FailedPrecondition: the
+  // map did not follow; walk again.
+  absl::Status ApplySeparatorChanges(const std::vector<ChangeRing::Change>& changes, bool after_walk);
+
   // Points `key` at a new record of `value`, written by the record writer
   // into the cell of the slot the key takes (when it fits one and the cell
   // is free) or out of line. *replaced: the record the key had (0: it was
@@ -148,6 +195,11 @@ class LeafIndex {
     base::PrefetchLines(base_ + offset, bytes);
   }
   void PrefetchLeaf(uint64_t offset) const { PrefetchBytes(offset, sizeof(Leaf)); }
+  // A follower's copy of the leaf at `offset` (Following).
+  Copied CopyLeaf(uint64_t offset, const Following& following, Leaf* copy) const;
+  // What a follower's read reports for a copy that is not stable (OK for
+  // one that is).
+  absl::Status FollowingFault(Copied copied, uint64_t offset, const Following& following) const;
   // What a point lookup of a key with `hash` requests of its leaf at once:
   // the whole slot part (version 1), or the header and fingerprint lines,
   // the home slot and the one after it, and the home cell (version 2).

@@ -23,7 +23,9 @@ std::string EncodeSeparatorChange(std::string_view separator, uint64_t before, u
   return payload;
 }
 
-absl::Status ApplySeparatorChange(std::string_view payload, SeparatorMap* map) {
+namespace {
+
+absl::Status Apply(std::string_view payload, SeparatorMap* map, bool check) {
   Leaves leaves;
   if (payload.size() < sizeof(leaves)) {
     return absl::DataLossError(absl::StrCat("a separator change of ", payload.size(),
@@ -33,7 +35,7 @@ absl::Status ApplySeparatorChange(std::string_view payload, SeparatorMap* map) {
   const std::string_view separator = payload.substr(sizeof(leaves));
   const auto present = map->Find(separator);
   const uint64_t named = present == map->end() ? 0 : present->second;
-  if (named != leaves.before) {
+  if (check && named != leaves.before) {
     return absl::FailedPreconditionError(
         absl::StrCat("the separator map maps \"", absl::CHexEscape(std::string(separator.substr(0, 64))), "\" to leaf ",
                      named, " (0: none), where the writer's mapped it to leaf ", leaves.before,
@@ -46,5 +48,11 @@ absl::Status ApplySeparatorChange(std::string_view payload, SeparatorMap* map) {
   }
   return absl::OkStatus();
 }
+
+}  // namespace
+
+absl::Status ApplySeparatorChange(std::string_view payload, SeparatorMap* map) { return Apply(payload, map, true); }
+
+absl::Status ForceSeparatorChange(std::string_view payload, SeparatorMap* map) { return Apply(payload, map, false); }
 
 }  // namespace pmstore::internal

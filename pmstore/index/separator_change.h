@@ -32,6 +32,12 @@ namespace pmstore::internal {
 // are the store's: this is the first.
 inline constexpr uint8_t kSeparatorChangeKind = 1;
 
+// The kind a writable open publishes before its first commit: whatever
+// its recovery changed in place is in no change, and a follower whose map
+// a dead writer's commit left behind cannot tell, so every follower walks
+// the chain again. No payload.
+inline constexpr uint8_t kWalkAgainKind = 2;
+
 std::string EncodeSeparatorChange(std::string_view separator, uint64_t before, uint64_t after);
 
 // Applies one change to `map`. DataLoss, `map` unchanged, when `payload`
@@ -40,5 +46,13 @@ std::string EncodeSeparatorChange(std::string_view separator, uint64_t before, u
 // 0): it did not follow the writer's map, and is to be rebuilt from the
 // pool.
 absl::Status ApplySeparatorChange(std::string_view payload, SeparatorMap* map);
+
+// The same without the check: the separator ends as the change leaves
+// it, whatever `map` named. For the changes published while a follower
+// walked the chain, some of which the walk saw and some not: applied in
+// order, each separator they touch ends as the last of them leaves it,
+// and the others are as the walk found them, which no change since
+// altered. DataLoss as above.
+absl::Status ForceSeparatorChange(std::string_view payload, SeparatorMap* map);
 
 }  // namespace pmstore::internal

@@ -195,6 +195,14 @@ absl::Status PoolFile::SyncData() const {
   return absl::OkStatus();
 }
 
+absl::Status PoolFile::Refresh() {
+  if (device_) return absl::OkStatus();
+  struct stat st;
+  if (const int err = env_->Fstat(fd_, &st); err != 0) return ErrnoStatus(err, "fstat", path_);
+  size_ = static_cast<uint64_t>(st.st_size);
+  return absl::OkStatus();
+}
+
 absl::Status PoolFile::Grow(uint64_t new_size) {
   new_size = RoundUp(new_size, kHugePageSize);
   if (new_size <= size_) return absl::OkStatus();

@@ -62,6 +62,10 @@ class PoolFile {
   // keeps its old size and contents.
   absl::Status Grow(uint64_t new_size);
 
+  // Learns the size another process's Grow gave the file (a reader that
+  // follows that process's commits). A device's size never changes.
+  absl::Status Refresh();
+
   // fdatasync: makes the file's data and length durable (after Grow, the
   // new length). The error names the call and the file.
   absl::Status SyncData() const;

@@ -60,8 +60,7 @@ absl::StatusOr<std::unique_ptr<Pool>> MapDevice(const std::string& path, const m
   pool->read_only = options.read_only;
   pool->mapped_read_only = options.read_only;
   pool->file = std::make_unique<mapping::PoolFile>(std::move(*file));
-  PMSTORE_ASSIGN_OR_RETURN(pool->lock, LockPool(options.env, pool->file->fd(), path,
-                                                options.read_only ? LockKind::kShared : LockKind::kExclusive));
+  PMSTORE_ASSIGN_OR_RETURN(pool->lock, LockPool(options.env, pool->file->fd(), path, LockKindOf(options)));
   mapping::MapOptions map_options;
   // The driver maps at its align and refuses an address that is not a
   // multiple of it: 1 GiB aligns need a PUD-aligned reservation.

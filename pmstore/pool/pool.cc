@@ -103,7 +103,7 @@ absl::StatusOr<std::unique_ptr<Pool>> OpenPool(const std::string& path, const Po
   auto pool = std::make_unique<Pool>();
   pool->path = path;
   pool->read_only = options.read_only;
-  const LockKind lock_kind = options.read_only ? LockKind::kShared : LockKind::kExclusive;
+  const LockKind lock_kind = LockKindOf(options);
   // Set while a new pool exists only under its temporary name: any return
   // before it is published removes it.
   std::string unpublished;

@@ -37,6 +37,8 @@ struct PoolOptions {
   // process. Never creates; required_granularity is not checked (nothing
   // is persisted).
   bool read_only = false;
+  // Options::exclusive: alone with the pool (pool_lock.h LockKind).
+  bool exclusive = false;
   // Permission bits of a new pool file (the umask applies).
   uint32_t mode = 0644;
   // Where every system call about the pool file goes (tests fail them).
@@ -68,6 +70,12 @@ struct Pool {
   // Heap chunks the file holds (what growth has added, committed or not).
   uint64_t file_chunks() const;
 };
+
+// The lock an open per `options` takes (pool_lock.h).
+inline LockKind LockKindOf(const PoolOptions& options) {
+  if (options.read_only) return options.exclusive ? LockKind::kReaderAlone : LockKind::kReader;
+  return options.exclusive ? LockKind::kExclusive : LockKind::kWriter;
+}
 
 // Opens or creates the pool file per `options`, takes the lock, checks the
 // superblock (magic, version, checksum, size) and maps it with a 2 MiB

@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -18,11 +20,13 @@
 namespace pmstore::internal {
 namespace {
 
-// Where the holder's pid is recorded: far beyond any pool's length (locks
-// need no bytes behind them), with room for every pid (pid_max is at most
-// 2^22).
+// Where the holders' pids are recorded: far beyond any pool's length
+// (locks need no bytes behind them), with room for every pid (pid_max is
+// at most 2^22); read-only opens in one range, writable ones in the next,
+// so that a refusal names the holder of the lock it met.
 constexpr off_t kHolderPidBase = off_t{1} << 40;
 constexpr off_t kMaxPid = off_t{1} << 22;
+constexpr off_t kWriterPidBase = kHolderPidBase + kMaxPid;
 
 struct flock Range(short type, off_t start, off_t length) {
   struct flock lock = {};
@@ -33,24 +37,48 @@ struct flock Range(short type, off_t start, off_t length) {
   return lock;
 }
 
+// The two locked bytes (pool_lock.h).
+constexpr off_t kOpenByte = 0;
+constexpr off_t kWriterByte = 1;
+
+// How the open holding a lock on `byte` that conflicts with `wanted`
+// holds the pool, and whether its lock is a write lock; empty when none
+// does (it closed the pool since).
+std::optional<std::pair<std::string, bool>> Mode(env::Env* env, int fd, off_t byte, short wanted) {
+  struct flock how = Range(wanted, byte, 1);
+  if (env->Lock(fd, F_OFD_GETLK, &how) != 0) return std::pair<std::string, bool>("open", false);
+  if (how.l_type == F_UNLCK) return std::nullopt;
+  const bool written = how.l_type == F_WRLCK;
+  if (byte == kOpenByte)
+    return std::pair<std::string, bool>(written ? "open for writing, alone (Options::exclusive)" : "open", written);
+  return std::pair<std::string, bool>(
+      written ? "open for writing"
+              : "open read-only, alone (Options::exclusive, or it recovered a crash's last commit in its own memory)",
+      written);
+}
+
+// The pid one of the opens that hold the pool records in the range at
+// `base` (a read lock on base + pid), or 0 when none does.
+pid_t RecordedPid(env::Env* env, int fd, off_t base) {
+  struct flock query = Range(F_WRLCK, base, kMaxPid);
+  if (env->Lock(fd, F_OFD_GETLK, &query) != 0 || query.l_type == F_UNLCK) return 0;
+  return static_cast<pid_t>(query.l_start - base);
+}
+
 // Who holds the pool and how, for the refusal's message: "process 1234,
-// which has it open read-only". Empty when nobody holds it any more: the
-// holder closed it between the refused lock and this question.
-std::optional<std::string> Holder(env::Env* env, int fd) {
-  struct flock how = Range(F_WRLCK, 0, 1);
-  std::string mode = "open";
-  if (env->Lock(fd, F_OFD_GETLK, &how) == 0) {
-    if (how.l_type == F_UNLCK) return std::nullopt;
-    mode = how.l_type == F_RDLCK ? "open read-only" : "open for writing";
-  }
-  struct flock query = Range(F_WRLCK, kHolderPidBase, kMaxPid);
-  if (env->Lock(fd, F_OFD_GETLK, &query) != 0 || query.l_type == F_UNLCK) {
-    return absl::StrCat("another process (which has not yet recorded its pid), which has it ", mode);
-  }
+// which has it open for writing". Empty when nobody holds the conflicting
+// lock any more: the holder closed the pool between the refused lock and
+// this question.
+std::optional<std::string> Holder(env::Env* env, int fd, off_t byte, short wanted) {
+  const auto mode = Mode(env, fd, byte, wanted);
+  if (!mode.has_value()) return std::nullopt;
+  // A write lock is a writable open's: its pid is in the writers' range.
   // Never this process: its second open was refused before the lock
   // (OpenPools).
-  const pid_t pid = static_cast<pid_t>(query.l_start - kHolderPidBase);
-  return absl::StrCat("process ", pid, ", which has it ", mode);
+  pid_t pid = mode->second ? 0 : RecordedPid(env, fd, kHolderPidBase);
+  if (pid == 0) pid = RecordedPid(env, fd, kWriterPidBase);
+  if (pid == 0) return absl::StrCat("another process (which has not yet recorded its pid), which has it ", mode->first);
+  return absl::StrCat("process ", pid, ", which has it ", mode->first);
 }
 
 // How many times the lock is asked for while, each time, its holder closes
@@ -107,12 +135,65 @@ PoolLock& PoolLock::operator=(PoolLock&& other) noexcept {
     dev_ = other.dev_;
     ino_ = other.ino_;
     token_ = std::exchange(other.token_, 0);
+    writer_present_ = other.writer_present_;
   }
   return *this;
 }
 
 PoolLock::~PoolLock() {
   if (token_ != 0) OpenPools::Get().Release(dev_, ino_, token_);
+}
+
+absl::Status PoolLock::AdmitWriters(env::Env* env, int fd, const std::string& path) {
+  struct flock unlock = Range(F_UNLCK, kWriterByte, 1);
+  const int err = env->Lock(fd, F_OFD_SETLK, &unlock);
+  return err == 0 ? absl::OkStatus() : base::ErrnoStatus(err, "fcntl(F_OFD_SETLK)", path);
+}
+
+namespace {
+
+// How long a writer waits for the writer byte while a read-only open holds
+// it for reading: such an open holds it for the whole of its open call
+// only, unless it is alone (then the wait ends in the refusal).
+constexpr auto kWriterByteWait = std::chrono::seconds(1);
+constexpr auto kWriterByteRetry = std::chrono::milliseconds(5);
+
+// Takes `type` on `byte`. EAGAIN (as fcntl says it) when another open's
+// lock conflicts after the waits above; *conflict then names it.
+int TakeByte(env::Env* env, int fd, off_t byte, short type, std::optional<std::string>* conflict) {
+  const auto give_up = std::chrono::steady_clock::now() + kWriterByteWait;
+  for (int tries = 1;; ++tries) {
+    struct flock lock = Range(type, byte, 1);
+    int err = env->Lock(fd, F_OFD_SETLK, &lock);
+    if (err == EACCES) err = EAGAIN;
+    if (err != EAGAIN) return err;
+    *conflict = Holder(env, fd, byte, type);
+    if (!conflict->has_value() && tries < kTriesWhenTheHolderLeft) continue;
+    // A writer behind a read-only open's lock on the writer byte.
+    const bool behind_reader = byte == kWriterByte && type == F_WRLCK &&
+                               conflict->value_or("").find("open read-only") != std::string::npos;  // Mode's words
+    if (!behind_reader || std::chrono::steady_clock::now() >= give_up) return EAGAIN;
+    std::this_thread::sleep_for(kWriterByteRetry);
+  }
+}
+
+}  // namespace
+
+bool PoolLock::HoldOffWriters(env::Env* env, int fd) {
+  struct flock lock = Range(F_RDLCK, kWriterByte, 1);
+  return env->Lock(fd, F_OFD_SETLK, &lock) == 0;
+}
+
+absl::Status PoolLock::ShutOutReaders(env::Env* env, int fd, const std::string& path) {
+  std::optional<std::string> conflict;
+  const int err = TakeByte(env, fd, kOpenByte, F_WRLCK, &conflict);
+  if (err == EAGAIN) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": pool in use by ", conflict.value_or("other processes"),
+                     ", and this writable open could not reach the lock region through which read-only opens "
+                     "follow a writer's commits (see the open's reader table error; close the pool there first)"));
+  }
+  return err == 0 ? absl::OkStatus() : base::ErrnoStatus(err, "fcntl(F_OFD_SETLK)", path);
 }
 
 absl::StatusOr<PoolLock> LockPool(env::Env* env, int fd, const std::string& path, LockKind kind) {
@@ -128,21 +209,29 @@ absl::StatusOr<PoolLock> LockPool(env::Env* env, int fd, const std::string& path
         path, ": pool already open in this process (a process opens a pool once and shares that Store between "
               "its threads, as LMDB opens an environment once; use the open one, or close it first)"));
   }
-  const short type = kind == LockKind::kShared ? F_RDLCK : F_WRLCK;
-  int err = 0;
-  for (int tries = 1;; ++tries) {
-    struct flock lock = Range(type, 0, 1);
-    err = env->Lock(fd, F_OFD_SETLK, &lock);
-    if (err != EAGAIN && err != EACCES) break;
-    std::optional<std::string> holder = Holder(env, fd);
-    if (!holder.has_value() && tries < kTriesWhenTheHolderLeft) continue;
+  const auto refused = [&](const std::optional<std::string>& holder) {
     return absl::FailedPreconditionError(
         absl::StrCat(path, ": pool in use by ", holder.value_or("other processes, which open and close it in turn"),
-                     " (a pool open for writing is open nowhere else; read-only opens share it with each other: "
-                     "close it there first)"));
-  }
+                     " (one writable open at a time, beside any number of read-only ones; an exclusive open "
+                     "(Options::exclusive, --exclusive) is alone with the pool: close it there first)"));
+  };
+  std::optional<std::string> conflict;
+  const short open_type = kind == LockKind::kExclusive ? F_WRLCK : F_RDLCK;
+  int err = TakeByte(env, fd, kOpenByte, open_type, &conflict);
+  if (err == EAGAIN) return refused(conflict);
   if (err != 0) return base::ErrnoStatus(err, "fcntl(F_OFD_SETLK)", path);
-  struct flock pid = Range(F_RDLCK, kHolderPidBase + getpid(), 1);
+  if (kind != LockKind::kExclusive) {
+    err = TakeByte(env, fd, kWriterByte, kind == LockKind::kWriter ? F_WRLCK : F_RDLCK, &conflict);
+    if (err == EAGAIN && kind == LockKind::kReader) {
+      claim.writer_present_ = true;
+    } else if (err == EAGAIN) {
+      return refused(conflict);
+    } else if (err != 0) {
+      return base::ErrnoStatus(err, "fcntl(F_OFD_SETLK)", path);
+    }
+  }
+  const bool writable = kind == LockKind::kExclusive || kind == LockKind::kWriter;
+  struct flock pid = Range(F_RDLCK, (writable ? kWriterPidBase : kHolderPidBase) + getpid(), 1);
   const int pid_err = env->Lock(fd, F_OFD_SETLK, &pid);
   if (pid_err != 0) return base::ErrnoStatus(pid_err, "fcntl(F_OFD_SETLK)", path);
   return claim;

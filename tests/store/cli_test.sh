@@ -198,8 +198,8 @@ expect 0 "stats with write permission" -- "$PMSTORE" stats "$MPOOL" --json
 jq -e '.read_only == false' "$DIR/out" >/dev/null || { echo "FAIL: stats opened read-only"; failures=$((failures + 1)); }
 
 # Beside another process's read-only open (a dump held up by a full pipe):
-# writes are refused naming the reader, and stats falls back to a
-# read-only open.
+# a writer joins the reader (an exclusive one is refused, naming it), and
+# stats opens for writing.
 HPOOL=$DIR/held
 "$PMSTORE" create "$HPOOL" --size=16M >/dev/null
 big=$(head -c 4000 /dev/zero | tr '\0' a)
@@ -208,10 +208,11 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "$PMSTORE" put "
 wait_for_pool_lock "$HPOOL" READ ||
   { echo "FAIL: the held dump never locked the pool: $(cat "$DIR/dump-err")"; failures=$((failures + 1)); }
 # (The probe deletes a missing key: it would change nothing if it got in.)
-expect 2 "del beside a read-only open" -- "$PMSTORE" del "$HPOOL" absent
-stderr_has "del beside a read-only open names the reader" "open read-only"
+expect 0 "del beside a read-only open" -- "$PMSTORE" del "$HPOOL" absent
+expect 2 "an exclusive del beside a read-only open" -- "$PMSTORE" del "$HPOOL" absent --exclusive
+stderr_has "an exclusive del beside a read-only open names the reader" "which has it open"
 expect 0 "stats beside a read-only open" -- "$PMSTORE" stats "$HPOOL" --json
-jq -e '.read_only == true and .keys == 20' "$DIR/out" >/dev/null || { echo "FAIL: stats beside a reader: $(cat "$DIR/out")"; failures=$((failures + 1)); }
+jq -e '.read_only == false and .keys == 20' "$DIR/out" >/dev/null || { echo "FAIL: stats beside a reader: $(cat "$DIR/out")"; failures=$((failures + 1)); }
 touch "$DIR/go"
 wait
 

@@ -172,8 +172,9 @@ TEST(StoreOnDeviceDaxTest, AFullDeviceIsResourceExhaustedAndKeepsItsValues) {
 
 // A read-only open of a device DAX pool (Options::read_only): the device is
 // mapped without write permission, so it reads, refuses writes, shares the
-// device with other read-only opens and excludes a writer, as a read-only
-// open of a file does.
+// device with other read-only opens and with one writer, whose commits it
+// reads, and excludes an exclusive writer, as a read-only open of a file
+// does.
 TEST(StoreOnDeviceDaxTest, AReadOnlyOpenReadsRefusesWritesAndSharesTheDevice) {
   const char* device = std::getenv("PMSTORE_TEST_DEVICE");
   if (device == nullptr) GTEST_SKIP() << "PMSTORE_TEST_DEVICE names no device DAX device";
@@ -208,8 +209,16 @@ TEST(StoreOnDeviceDaxTest, AReadOnlyOpenReadsRefusesWritesAndSharesTheDevice) {
   EXPECT_TRUE(first->CheckNow().clean());
   const absl::Status put = first->Put("k1", "w");
   EXPECT_TRUE(absl::IsPermissionDenied(put)) << put;
-  const std::string writer = InAChild([&] { return Store::Open(device, Options()).status().ToString(); });
-  EXPECT_NE(writer.find("which has it open read-only"), std::string::npos) << writer;
+  const std::string alone =
+      InAChild([&] { return Store::Open(device, Options{.exclusive = true}).status().ToString(); });
+  EXPECT_NE(alone.find("which has it open"), std::string::npos) << alone;
+  EXPECT_EQ(InAChild([&] {
+              auto writer = Store::Open(device, Options());
+              return writer.ok() ? (*writer)->Put({}, "k1", "beside").ToString() : writer.status().ToString();
+            }),
+            "OK");
+  ASSERT_TRUE(first->Get("k1", &value).ok());
+  EXPECT_EQ(value, "beside") << "the read-only open follows the writer's commit";
   ASSERT_TRUE(first->Close().ok());
   auto check = Store::Check(device);
   ASSERT_TRUE(check.ok()) << check.status();

@@ -46,23 +46,41 @@ struct Options {
   // and never written, so a user who may only read it reads the pool.
   // Every write (Put, Delete, Write, a transaction's Commit) and Sync
   // returns PermissionDenied; reads, snapshots, iterators, transactions'
-  // reads, Stats, CheckNow and CopyTo work as in a writable open. A pool
-  // that a crash left mid-commit is recovered in this process's memory
-  // alone (a private copy-on-write mapping), so every acknowledged write
-  // is read, and the file is left for the next writable open to recover.
-  // Any number of processes may hold a pool read-only at once; a writable
-  // open excludes them and they exclude it (FailedPrecondition naming a
-  // holder's pid). One process opens a pool once, read-only or not (as
-  // LMDB opens an environment once): a second open in the same process,
-  // by any name of the file, is FailedPrecondition ("already open in this
+  // reads, Stats and CopyTo work as in a writable open. Any number of
+  // processes may hold a pool read-only, beside one process that holds it
+  // for writing (unless one of them is exclusive, below): each read call
+  // sees every commit the writer made before the call began, without
+  // reopening, following the writer's published changes (doc/STORE.md,
+  // "Many processes on one pool"). While a writer changes the pool, a
+  // snapshot or an iterator of a read-only open that reaches a leaf
+  // changed after it began returns Aborted (begin it again), and CheckNow
+  // checks only while no process has the pool open for writing (keeping
+  // one from joining meanwhile; else its report says why). A pool that a
+  // crash left
+  // mid-commit, with no writer to recover it, is recovered in this
+  // process's memory alone (a private copy-on-write mapping), so every
+  // acknowledged write is read, and the file is left for the next writable
+  // open to recover; no writer may join such an open (FailedPrecondition
+  // names it). One process opens a pool once, read-only or not (as LMDB
+  // opens an environment once): a second open in the same process, by
+  // any name of the file, is FailedPrecondition ("already open in this
   // process"); its threads share the one Store. Never creates a pool:
-  // create_if_missing is ignored (NotFound). Costs nothing on reads;
-  // recovery's writes, when there are any, copy their pages. A pool on
-  // device DAX, which the driver maps shared only, is mapped without
-  // write permission: one that a crash or a kill left to recover is
-  // FailedPrecondition ("open the pool for writing once"), and nothing
-  // is changed.
+  // create_if_missing is ignored (NotFound). A pool on device DAX, which
+  // the driver maps shared only, is mapped without write permission: one
+  // that a crash or a kill left to recover is FailedPrecondition ("open
+  // the pool for writing once"), and nothing is changed.
   bool read_only = false;
+  // Be alone with the pool (LMDB has no such mode; it is pmstore's
+  // behaviour before pools were shared). A writable exclusive open shuts
+  // out every other open, read-only ones included, and they shut it out;
+  // a read-only exclusive open shuts out writers (other read-only opens
+  // may share it). What it saves: a writable open alone still publishes
+  // its commits for followers (a few ring entries and a version word per
+  // changed leaf, nothing measurable, doc/FORMAT.md); a read-only open
+  // alone reads leaves in place instead of copying each one stable (the
+  // cost is in doc/STORE.md). Refused opens get FailedPrecondition naming
+  // a holder's pid.
+  bool exclusive = false;
   // Permission bits of a new pool file, less the process's umask, as
   // mdb_env_open's mode argument (0644 and umask 022 give rw-r--r--).
   // Only 0 to 0777; others are InvalidArgument. Ignored when the pool

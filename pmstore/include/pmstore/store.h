@@ -28,8 +28,11 @@
 // durable; a write that fails in such a group (the pool full, say) is
 // retried alone, so its failure is no other write's. Readers see a write once it is
 // acknowledged, and never a write that failed. One process at a time may
-// open a pool for writing: the file is locked; any number may open it
-// read-only (Options::read_only) while no one has it open for writing.
+// open a pool for writing: the file is locked; any number of others may
+// open it read-only (Options::read_only) beside it, and each of their read
+// calls sees every commit made before it began (options.h says what they
+// cost and what they cannot do yet); Options::exclusive keeps an open
+// alone with the pool.
 //
 // Fork: a store must not be used across fork (LMDB's rule): its mapping
 // and lock are shared with the parent, which goes on using them. In a
@@ -47,15 +50,23 @@
 //                       magic); a batch too large for one commit; a
 //                       read through another store's snapshot
 //   FailedPrecondition  unsupported format version; granularity weaker
-//                       than required; the pool is in use by another
-//                       process, or open read-only there (the message
-//                       names a pid), or already open in this process
+//                       than required; the pool is open for writing
+//                       in another process (to a writable open), or
+//                       exclusively, or an exclusive open finds it open
+//                       there (the message names a pid and how it holds
+//                       the pool), or already open in this process
 //                       (a process opens a pool once, as LMDB does);
 //                       any call after Close; any call in
 //                       a child forked after the open (below)
 //   PermissionDenied    a write or Sync on a read-only open; a writable
 //                       open of a file the user may not write (the
 //                       message says to open it read-only)
+//   Aborted             a snapshot, iterator or transaction of a read-only
+//                       open reached a leaf that the writer of another
+//                       process changed after it began (begin it again)
+//   Unavailable         a read of a read-only open met a leaf left
+//                       mid-commit for over a second: the writer of
+//                       another process died inside a commit
 //   DataLoss            truncated file; checksum failure
 //   ResourceExhausted   the pool is full and may not grow further, or the
 //                       file system is full when it grows; the failed

@@ -1,0 +1,413 @@
+// A read-only open beside a writer of another process (doc/STORE.md,
+// "Many processes on one pool"): it sees every commit acknowledged before
+// its read began, with the pool growing, leaves splitting and emptying
+// and unsynced runs; its values never go back in time and stay put while
+// pinned; its snapshots and iterators read one commit or say Aborted; and
+// the pool lock lets exactly the promised opens in (Options::exclusive).
+// Real processes, the real pool lock and lock region.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "pmstore/store.h"
+#include "store/store_test_util.h"
+#include "support/temp_dir.h"
+
+namespace pmstore {
+namespace {
+
+using testing::OpenOrDie;
+using testing::SmallPool;
+
+using Model = std::map<std::string, std::string>;
+
+// A process running `run(in, out)`, which reads what the parent sends on
+// `in` and answers on `out`; Finish returns what it returned, or why it
+// did not.
+class Child {
+ public:
+  explicit Child(const std::function<std::string(int in, int out)>& run) {
+    signal(SIGPIPE, SIG_IGN);  // a child that returned early: Send says so
+    int to_child[2], from_child[2], result[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0 || pipe(result) != 0) return;
+    std::fflush(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(to_child[1]);
+      close(from_child[0]);
+      close(result[0]);
+      const std::string said = run(to_child[0], from_child[1]);
+      const bool written = write(result[1], said.data(), said.size()) == static_cast<ssize_t>(said.size());
+      _exit(written ? 0 : 1);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    close(result[1]);
+    to_ = to_child[1];
+    from_ = from_child[0];
+    result_ = result[0];
+  }
+  // One byte to the child; false when it is gone.
+  bool Send(char c) const { return write(to_, &c, 1) == 1; }
+  // One byte from the child; false when it is gone.
+  bool Receive() const {
+    char c;
+    return read(from_, &c, 1) == 1;
+  }
+  std::string Finish() {
+    close(to_);
+    std::string said;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = read(result_, buffer, sizeof(buffer))) > 0) said.append(buffer, static_cast<size_t>(n));
+    close(result_);
+    close(from_);
+    int status = 0;
+    const bool returned = waitpid(pid_, &status, 0) == pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return returned ? said : "child failed";
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_ = -1;
+  int from_ = -1;
+  int result_ = -1;
+};
+
+bool ReadByte(int fd) {
+  char c;
+  return read(fd, &c, 1) == 1;
+}
+bool WriteByte(int fd) { return write(fd, "k", 1) == 1; }
+
+std::string KeyOf(uint64_t i) { return absl::StrCat("key", 100000 + i); }
+
+// One round of writes, the same in the writer and in the follower's
+// model (both draw from `rng` seeded alike): puts of new and old keys,
+// some values large enough to grow the pool, deletes of the least keys
+// (which move separators) and of others; durable or not, one by one or as
+// a batch. Applied to `store` when it is not null. The keys it touched.
+std::vector<std::string> Round(std::mt19937_64& rng, int round, Model& model, Store* store) {
+  std::vector<std::string> touched;
+  WriteBatch batch;
+  const bool batched = round % 3 == 0;
+  const WriteOptions write{.sync = round % 2 == 0};
+  bool ok = true;
+  for (int i = 0; i < 40; ++i) {
+    const std::string key = KeyOf(rng() % 4000);
+    const size_t size = i == 0 && round % 25 == 0 ? (1 << 20) + 4096 : 20 + rng() % 150;
+    std::string value = testing::ValueFor(round * 100 + i, size);
+    touched.push_back(key);
+    model[key] = value;
+    if (store == nullptr) continue;
+    if (batched) {
+      batch.Put(key, value);
+    } else {
+      ok = ok && store->Put(write, key, value).ok();
+    }
+  }
+  for (int i = 0; i < 12 && !model.empty(); ++i) {
+    auto victim = i < 4 ? model.begin() : model.lower_bound(KeyOf(rng() % 4000));
+    if (victim == model.end()) continue;
+    const std::string key = victim->first;
+    touched.push_back(key);
+    model.erase(victim);
+    if (store == nullptr) continue;
+    if (batched) {
+      batch.Delete(key);
+    } else {
+      ok = ok && store->Delete(write, key).ok();
+    }
+  }
+  if (store != nullptr && batched) ok = store->Write(write, batch).ok();
+  EXPECT_TRUE(ok) << "round " << round;
+  return touched;
+}
+
+// Whether an iterator of `store` reads exactly `model`, forward and
+// backward; else what differed.
+std::string CompareScans(Store& store, const Model& model) {
+  auto forward = store.NewIterator(ReadOptions(), IterateOptions());
+  auto expected = model.begin();
+  for (forward->SeekToFirst(); forward->Valid(); forward->Next(), ++expected) {
+    if (expected == model.end()) return absl::StrCat("forward: extra key ", std::string(forward->key()));
+    if (forward->key() != expected->first || forward->value() != expected->second) {
+      return absl::StrCat("forward: ", std::string(forward->key()), " where ", expected->first, " was expected");
+    }
+  }
+  if (!forward->status().ok()) return absl::StrCat("forward: ", forward->status().ToString());
+  if (expected != model.end()) return absl::StrCat("forward: missing ", expected->first);
+  auto backward = store.NewIterator(ReadOptions(), IterateOptions());
+  auto reversed = model.rbegin();
+  for (backward->SeekToLast(); backward->Valid(); backward->Prev(), ++reversed) {
+    if (reversed == model.rend() || backward->key() != reversed->first || backward->value() != reversed->second) {
+      return absl::StrCat("backward: unexpected ", std::string(backward->key()));
+    }
+  }
+  if (!backward->status().ok()) return absl::StrCat("backward: ", backward->status().ToString());
+  return reversed == model.rend() ? "" : absl::StrCat("backward: missing ", reversed->first);
+}
+
+constexpr int kRounds = 300;
+
+TEST(FollowWriterTest, AReadOnlyOpenOfAnotherProcessSeesEachCommitAcknowledgedBeforeItsReadBegan) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  // Small to begin with: the follower's mapping grows with the pool.
+  auto writer = OpenOrDie(path, SmallPool(4ull << 20, 512ull << 20));
+  ASSERT_NE(writer, nullptr);
+  Child follower([&](int in, int out) -> std::string {
+    auto store = Store::Open(path, Options{.read_only = true});
+    if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
+    WriteByte(out);
+    std::mt19937_64 rng(7);
+    Model model;
+    for (int round = 0; round < kRounds; ++round) {
+      if (!ReadByte(in)) return absl::StrCat("the writer left at round ", round);
+      const std::vector<std::string> touched = Round(rng, round, model, nullptr);
+      std::vector<std::string_view> keys(touched.begin(), touched.end());
+      std::vector<std::string> values;
+      const std::vector<absl::Status> statuses = (*store)->MultiGet(ReadOptions(), keys, &values);
+      for (size_t i = 0; i < touched.size(); ++i) {
+        const auto it = model.find(touched[i]);
+        std::string value;
+        const absl::Status got = (*store)->Get(ReadOptions(), touched[i], &value);
+        const absl::StatusOr<bool> contains = (*store)->Contains(touched[i]);
+        const bool present = it != model.end();
+        if (present != got.ok() || (present && value != it->second) || (!present && !absl::IsNotFound(got))) {
+          return absl::StrCat("round ", round, ": Get(", touched[i], ") = ", got.ToString(), ", ", value.size(),
+                              " bytes; the model ", present ? "holds it" : "does not");
+        }
+        if (!contains.ok() || *contains != present)
+          return absl::StrCat("round ", round, ": Contains(", touched[i], ")");
+        if (statuses[i].ok() != present || (present && values[i] != it->second)) {
+          return absl::StrCat("round ", round, ": MultiGet(", touched[i], ") = ", statuses[i].ToString());
+        }
+      }
+      if (round % 50 == 49) {
+        const std::string differs = CompareScans(**store, model);
+        if (!differs.empty()) return absl::StrCat("round ", round, ": ", differs);
+        if ((*store)->GetStats().keys != model.size()) return absl::StrCat("round ", round, ": Stats keys");
+      }
+      WriteByte(out);
+    }
+    return "ok";
+  });
+  ASSERT_TRUE(follower.Receive()) << follower.Finish();
+  std::mt19937_64 rng(7);
+  Model model;
+  for (int round = 0; round < kRounds; ++round) {
+    Round(rng, round, model, writer.get());
+    ASSERT_TRUE(follower.Send('r')) << follower.Finish();
+    ASSERT_TRUE(follower.Receive()) << follower.Finish();
+  }
+  EXPECT_EQ(follower.Finish(), "ok");
+  EXPECT_GT(writer->GetStats().pool_bytes, 4ull << 20) << "the pool was to grow under the follower";
+}
+
+// Values written as "KEY:VERSION:padding", versions rising per key.
+std::string Versioned(const std::string& key, uint64_t version) {
+  return absl::StrCat(key, ":", version, ":", std::string(version % 90, 'p'));
+}
+bool ParseVersioned(std::string_view value, std::string_view key, uint64_t* version) {
+  std::vector<std::string> parts = absl::StrSplit(std::string(value), ':');
+  return parts.size() == 3 && parts[0] == key && absl::SimpleAtoi(parts[1], version) &&
+         parts[2] == std::string(*version % 90, 'p');
+}
+
+// The writer commits a group of keys at a time, each to the group's next
+// version, and puts an extra key beside each (KEY + "x") at even versions
+// and deletes it at odd ones: leaves split and empty, separators move, and
+// one commit's scan of a group sees one version throughout.
+constexpr uint64_t kGroupKeys = 20;
+constexpr uint64_t kGroups = 150;
+constexpr uint64_t kKeys = kGroupKeys * kGroups;
+
+WriteBatch GroupAtVersion(uint64_t group, uint64_t version) {
+  WriteBatch batch;
+  for (uint64_t i = 0; i < kGroupKeys; ++i) {
+    const std::string key = KeyOf(group * kGroupKeys + i);
+    batch.Put(key, Versioned(key, version));
+    if (version % 2 == 0) {
+      batch.Put(key + "x", "extra");
+    } else {
+      batch.Delete(key + "x");
+    }
+  }
+  return batch;
+}
+
+// A scan of `group` through `store`: "" when it read one version of the
+// whole group (or was Aborted: *aborted), else what was wrong.
+std::string ScanGroup(Store& store, uint64_t group, bool* aborted) {
+  const std::string first = KeyOf(group * kGroupKeys);
+  auto it = store.NewIterator(ReadOptions(), IterateOptions{.upper_bound = KeyOf((group + 1) * kGroupKeys)});
+  std::optional<uint64_t> version;
+  uint64_t keys = 0, extras = 0;
+  for (it->Seek(first); it->Valid(); it->Next()) {
+    const std::string key(it->key());
+    if (key.back() == 'x') {
+      ++extras;
+      continue;
+    }
+    uint64_t v;
+    if (!ParseVersioned(it->value(), key, &v)) return absl::StrCat("scan: a damaged value at ", key);
+    if (version.has_value() && v != *version) {
+      return absl::StrCat("scan of group ", group, ": versions ", *version, " and ", v, " in one scan");
+    }
+    version = v;
+    ++keys;
+  }
+  *aborted = absl::IsAborted(it->status());
+  if (*aborted) return "";
+  if (!it->status().ok()) return absl::StrCat("scan: ", it->status().ToString());
+  const uint64_t expected_extras = version.value_or(1) % 2 == 0 ? kGroupKeys : 0;
+  if (keys != kGroupKeys || extras != expected_extras) {
+    return absl::StrCat("scan of group ", group, " at version ", version.value_or(0), ": ", keys, " keys and ", extras,
+                        " extras");
+  }
+  return "";
+}
+
+TEST(FollowWriterTest, AFollowerReadingAsTheWriterCommitsSeesWholeCommitsThatNeverGoBackAndValuesStayWhilePinned) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
+  ASSERT_NE(writer, nullptr);
+  std::vector<uint64_t> versions(kGroups, 1);
+  for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 1)).ok());
+  ASSERT_TRUE(writer->Sync().ok());
+  Child follower([&](int in, int out) -> std::string {
+    auto store = Store::Open(path, Options{.read_only = true});
+    if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
+    // A pinned value of the first key, held while the writer overwrites
+    // it hundreds of times: its bytes must not change.
+    PinnedValue pinned;
+    if (!(*store)->Get(ReadOptions(), KeyOf(0), &pinned).ok()) return "pinned Get failed";
+    const std::string pinned_copy(pinned.value());
+    WriteByte(out);
+    std::vector<uint64_t> seen(kKeys, 0);
+    std::mt19937_64 rng(11);
+    uint64_t reads = 0, scans = 0, aborted = 0;
+    pollfd stop = {.fd = in, .events = POLLIN, .revents = 0};
+    while (poll(&stop, 1, 0) == 0) {
+      const uint64_t k = rng() % kKeys;
+      std::string value;
+      const absl::Status got = (*store)->Get(ReadOptions(), KeyOf(k), &value);
+      uint64_t version = 0;
+      if (!got.ok() || !ParseVersioned(value, KeyOf(k), &version)) {
+        return absl::StrCat("Get(", KeyOf(k), ") = ", got.ToString(), " \"", value.substr(0, 40), "\"");
+      }
+      if (version < seen[k]) return absl::StrCat(KeyOf(k), " went back from version ", seen[k], " to ", version);
+      seen[k] = version;
+      if (++reads % 64 == 0) {
+        bool was_aborted = false;
+        const std::string wrong = ScanGroup(**store, rng() % kGroups, &was_aborted);
+        if (!wrong.empty()) return wrong;
+        ++(was_aborted ? aborted : scans);
+      }
+    }
+    if (pinned.value() != pinned_copy) return "the pinned value changed under its pin";
+    // The writer is done: every key as it left it.
+    std::string last;
+    for (uint64_t k = 0; k < kKeys; ++k) {
+      std::string value;
+      if (!(*store)->Get(ReadOptions(), KeyOf(k), &value).ok()) return "final Get failed";
+      absl::StrAppend(&last, value, "\n");
+    }
+    std::fprintf(stderr, "follower: %llu reads, %llu group scans whole, %llu aborted\n",
+                 static_cast<unsigned long long>(reads), static_cast<unsigned long long>(scans),
+                 static_cast<unsigned long long>(aborted));
+    return reads > 1000 && scans > 0 ? last : "too few reads or scans";
+  });
+  ASSERT_TRUE(follower.Receive()) << follower.Finish();
+  std::mt19937_64 rng(5);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < end) {
+    // Group 0 (the pinned key's) often, the rest at random; 1 in 8 durable.
+    const uint64_t g = rng() % 4 == 0 ? 0 : rng() % kGroups;
+    ASSERT_TRUE(writer->Write({.sync = rng() % 8 == 0}, GroupAtVersion(g, ++versions[g])).ok());
+  }
+  ASSERT_TRUE(follower.Send('s')) << follower.Finish();
+  std::string expected;
+  for (uint64_t k = 0; k < kKeys; ++k) {
+    absl::StrAppend(&expected, Versioned(KeyOf(k), versions[k / kGroupKeys]), "\n");
+  }
+  EXPECT_EQ(follower.Finish(), expected);
+  EXPECT_GT(versions[0], 100u);
+}
+
+// What Store::Open of `path` with `options` returns in another process.
+std::string OpenElsewhere(const std::string& path, const Options& options) {
+  return testing::InAChild([&] {
+    auto store = Store::Open(path, options);
+    return store.ok() ? std::string("ok") : store.status().ToString();
+  });
+}
+
+TEST(FollowWriterTest, ThePoolLockLetsReadOnlyOpensBesideOneWriterUnlessAnOpenIsExclusive) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  const Options read_only{.read_only = true};
+  const Options alone{.exclusive = true};
+  {
+    auto writer = OpenOrDie(path, SmallPool());
+    ASSERT_NE(writer, nullptr);
+    EXPECT_EQ(OpenElsewhere(path, read_only), "ok");
+    const std::string second_writer = OpenElsewhere(path, Options());
+    EXPECT_NE(second_writer.find("FAILED_PRECONDITION"), std::string::npos) << second_writer;
+    EXPECT_NE(second_writer.find("open for writing"), std::string::npos) << second_writer;
+    const std::string exclusive_writer = OpenElsewhere(path, alone);
+    EXPECT_NE(exclusive_writer.find("FAILED_PRECONDITION"), std::string::npos) << exclusive_writer;
+    const std::string exclusive_reader = OpenElsewhere(path, Options{.read_only = true, .exclusive = true});
+    EXPECT_NE(exclusive_reader.find("FAILED_PRECONDITION"), std::string::npos) << exclusive_reader;
+  }
+  {
+    auto writer = OpenOrDie(path, alone);
+    ASSERT_NE(writer, nullptr);
+    const std::string reader = OpenElsewhere(path, read_only);
+    EXPECT_NE(reader.find("alone (Options::exclusive)"), std::string::npos) << reader;
+  }
+  {
+    auto reader = OpenOrDie(path, Options{.read_only = true, .exclusive = true});
+    ASSERT_NE(reader, nullptr);
+    EXPECT_EQ(OpenElsewhere(path, read_only), "ok");
+    const std::string writer = OpenElsewhere(path, Options());
+    EXPECT_NE(writer.find("open read-only, alone"), std::string::npos) << writer;
+  }
+  {
+    // A reader that was there first follows the writer that joins it.
+    auto reader = OpenOrDie(path, read_only);
+    ASSERT_NE(reader, nullptr);
+    const std::string exclusive_writer = OpenElsewhere(path, alone);
+    EXPECT_NE(exclusive_writer.find("FAILED_PRECONDITION"), std::string::npos) << exclusive_writer;
+    std::string value;
+    EXPECT_TRUE(absl::IsNotFound(reader->Get(ReadOptions(), "joined", &value)));
+    EXPECT_EQ(testing::InAChild([&] {
+                auto writer = Store::Open(path, Options());
+                if (!writer.ok()) return writer.status().ToString();
+                return (*writer)->Put({}, "joined", "yes").ToString();
+              }),
+              "OK");
+    ASSERT_TRUE(reader->Get(ReadOptions(), "joined", &value).ok());
+    EXPECT_EQ(value, "yes");
+    // Writes stay refused in a read-only open.
+    EXPECT_TRUE(absl::IsPermissionDenied(reader->Put({}, "k", "v")));
+  }
+}
+
+}  // namespace
+}  // namespace pmstore
