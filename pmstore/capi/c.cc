@@ -212,6 +212,7 @@ void pmstore_options_set_required_granularity(pmstore_options_t* options, pmstor
 }
 void pmstore_options_set_sync(pmstore_options_t* options, bool value) { options->rep.sync = value; }
 void pmstore_options_set_read_only(pmstore_options_t* options, bool value) { options->rep.read_only = value; }
+void pmstore_options_set_exclusive(pmstore_options_t* options, bool value) { options->rep.exclusive = value; }
 void pmstore_options_set_mode(pmstore_options_t* options, uint32_t mode) { options->rep.mode = mode; }
 
 pmstore_readoptions_t* pmstore_readoptions_create(void) { return new pmstore_readoptions_t; }

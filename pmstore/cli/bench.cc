@@ -331,7 +331,7 @@ absl::StatusOr<std::vector<Result>> RunOne(KvEngine& engine, const std::string& 
 absl::StatusOr<std::unique_ptr<KvEngine>> OpenEngine(const std::string& kind, const BenchConfig& config, bool fresh,
                                                      bool read_only = false) {
   EngineConfig engine_config{kind == "lmdb" ? config.pool + ".lmdb" : config.pool, config.size, config.sync, fresh,
-                             read_only};
+                             read_only, config.exclusive};
   return kind == "lmdb" ? OpenLmdbEngine(engine_config) : OpenPmstoreEngine(engine_config);
 }
 
@@ -528,6 +528,7 @@ int RunBench(const BenchConfig& requested) {
     nlohmann::json out = {{"engine", "pmstore"},      {"pool", config.pool},           {"num", config.num},
                           {"key_size", config.key_size}, {"value_size", config.value_size}, {"threads", config.threads},
                           {"sync", config.sync},      {"transactions", config.transactions},
+                          {"exclusive", config.exclusive},
                           {"batch", config.batch},    {"pool_bytes", config.size},
                           {"mapping", describe},      {"benchmarks", ToJson(results)}};
     if (!other.empty()) {
@@ -543,12 +544,11 @@ int RunBench(const BenchConfig& requested) {
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  std::printf("pmstore bench: %llu keys of %d B, values of %d B, %d thread(s), %s%s, %s (%s)\n  pmstore: %s\n",
+  std::printf("pmstore bench: %llu keys of %d B, values of %d B, %d thread(s), %s%s%s, %s (%s)\n  pmstore: %s\n",
               static_cast<unsigned long long>(config.num), config.key_size, config.value_size, config.threads,
               config.sync ? "durable (sync) writes" : "sync=false",
-              config.transactions ? ", updates in transactions" : "", config.pool.c_str(),
-              base::FormatBytes(config.size).c_str(),
-              describe.c_str());
+              config.transactions ? ", updates in transactions" : "", config.exclusive ? ", exclusive opens" : "",
+              config.pool.c_str(), base::FormatBytes(config.size).c_str(), describe.c_str());
   PrintTable("pmstore", results, config.batch);
   if (!other.empty()) {
     std::printf("  %s%s: %s\n", config.compare.c_str(), config.compare_first ? " (ran first)" : "",

@@ -26,6 +26,7 @@ struct BenchConfig {
   bool json = false;
   std::string compare;  // "" or "lmdb"
   bool compare_first = false;  // run the compared engine before pmstore
+  bool exclusive = false;      // pmstore's opens are Options::exclusive
   uint64_t seed = 301;
 };
 

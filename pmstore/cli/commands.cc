@@ -43,15 +43,19 @@ int Finish(Store& store, const absl::Status& status) {
 }
 
 // For the commands that write (put, del).
-absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& pool) { return Store::Open(pool, Options()); }
+absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& pool, bool exclusive) {
+  return Store::Open(pool, Options{.exclusive = exclusive});
+}
 
 // For the commands that only read: read permission suffices, and any
-// number of them may run at once (never beside a writer). A pool on device
-// DAX that a crash left to recover, which its read-only open cannot do, is
-// opened for writing (recovered in place) instead.
-absl::StatusOr<std::unique_ptr<Store>> OpenToRead(const std::string& pool) {
-  auto store = Store::Open(pool, Options{.read_only = true});
-  if (absl::IsFailedPrecondition(store.status()) && IsCharacterDevice(pool)) return Store::Open(pool, Options());
+// number of them may run at once, beside one writer unless `exclusive`. A
+// pool on device DAX that a crash left to recover, which its read-only open
+// cannot do, is opened for writing (recovered in place) instead.
+absl::StatusOr<std::unique_ptr<Store>> OpenToRead(const std::string& pool, bool exclusive) {
+  auto store = Store::Open(pool, Options{.read_only = true, .exclusive = exclusive});
+  if (absl::IsFailedPrecondition(store.status()) && IsCharacterDevice(pool)) {
+    return Store::Open(pool, Options{.exclusive = exclusive});
+  }
   return store;
 }
 
@@ -177,13 +181,13 @@ int Put(const PutConfig& config) {
       value = in.str();
     }
   }
-  auto store = OpenExisting(config.pool);
+  auto store = OpenExisting(config.pool, config.exclusive);
   if (!store.ok()) return Fail(store.status());
   return Finish(**store, (*store)->Put(config.key, value));
 }
 
-int Get(const std::string& pool, const std::string& key) {
-  auto store = OpenToRead(pool);
+int Get(const std::string& pool, const std::string& key, bool exclusive) {
+  auto store = OpenToRead(pool, exclusive);
   if (!store.ok()) return Fail(store.status());
   PinnedValue value;
   const absl::Status status = (*store)->Get(ReadOptions(), key, &value);
@@ -196,14 +200,14 @@ int Get(const std::string& pool, const std::string& key) {
   return 0;
 }
 
-int Del(const std::string& pool, const std::string& key) {
-  auto store = OpenExisting(pool);
+int Del(const std::string& pool, const std::string& key, bool exclusive) {
+  auto store = OpenExisting(pool, exclusive);
   if (!store.ok()) return Fail(store.status());
   return Finish(**store, (*store)->Delete(key));
 }
 
 int List(const ListConfig& config) {
-  auto store = OpenToRead(config.pool);
+  auto store = OpenToRead(config.pool, config.exclusive);
   if (!store.ok()) return Fail(store.status());
   auto it = (*store)->NewIterator(ReadOptions(), {.prefix = config.prefix});
   uint64_t n = 0;
@@ -215,13 +219,15 @@ int List(const ListConfig& config) {
   return it->status().ok() ? 0 : Fail(it->status());
 }
 
-int PrintStats(const std::string& pool, bool json) {
+int PrintStats(const std::string& pool, bool json, bool exclusive) {
   // Writable, as a store opens it, so that granularity and MAP_SYNC are
   // what writes get; a user who may only read the file, or a pool that
-  // other processes read, gets the rest (and a writer's hold is refused
-  // again, naming the writer).
-  auto store = OpenExisting(pool);
-  if (absl::IsPermissionDenied(store.status()) || absl::IsFailedPrecondition(store.status())) store = OpenToRead(pool);
+  // another process holds (for writing, or exclusively), gets the rest (and
+  // a hold that shuts out readers too is refused again, naming the holder).
+  auto store = OpenExisting(pool, exclusive);
+  if (absl::IsPermissionDenied(store.status()) || absl::IsFailedPrecondition(store.status())) {
+    store = OpenToRead(pool, exclusive);
+  }
   if (!store.ok()) return Fail(store.status());
   const Stats s = (*store)->GetStats();
   if (json) {
@@ -328,7 +334,7 @@ int Check(const std::string& pool) {
 }
 
 int Dump(const DumpConfig& config) {
-  auto store = OpenToRead(config.pool);
+  auto store = OpenToRead(config.pool, config.exclusive);
   if (!store.ok()) return Fail(store.status());
   std::FILE* out = config.file.empty() ? stdout : std::fopen(config.file.c_str(), "w");
   if (out == nullptr) return Fail(base::ErrnoStatus(errno, "fopen", config.file));
@@ -354,9 +360,9 @@ int Load(const LoadConfig& config) {
   absl::StatusOr<bool> section = reader.NextSection();
   if (!section.ok()) return Fail(section.status());
   if (!*section) return Fail(absl::InvalidArgumentError(source + ": empty input, not a dump in mdb_dump's format"));
-  auto store =
-      Store::Open(config.pool, NewPool(config.size != 0 ? config.size : Options().initial_size, config.max_size,
-                                       config.mode));
+  Options options = NewPool(config.size != 0 ? config.size : Options().initial_size, config.max_size, config.mode);
+  options.exclusive = config.exclusive;
+  auto store = Store::Open(config.pool, options);
   if (!store.ok()) return Fail(store.status());
 
   DumpLoader loader(store->get(), config.pool);

@@ -40,21 +40,25 @@ struct PutConfig {
   bool have_value = false;
   std::string value;
   std::string file;  // read the value from here ("" and !have_value: stdin)
+  bool exclusive = false;  // Options::exclusive
 };
 int Put(const PutConfig& config);
 
-int Get(const std::string& pool, const std::string& key);
-int Del(const std::string& pool, const std::string& key);
+// `exclusive`, here and in the configs: open the pool with
+// Options::exclusive (--exclusive).
+int Get(const std::string& pool, const std::string& key, bool exclusive);
+int Del(const std::string& pool, const std::string& key, bool exclusive);
 
 struct ListConfig {
   std::string pool;
   std::string prefix;
   uint64_t limit = 0;  // 0: all
   bool reverse = false;  // descending key order
+  bool exclusive = false;
 };
 int List(const ListConfig& config);
 
-int PrintStats(const std::string& pool, bool json);
+int PrintStats(const std::string& pool, bool json, bool exclusive);
 
 // The pool's reader table (Store::Readers), after freeing its stale slots
 // when `clear_stale` (Store::ClearStaleReaders).
@@ -66,6 +70,7 @@ struct DumpConfig {
   std::string pool;
   bool print = false;  // format=print (mdb_dump -p) instead of hex
   std::string file;    // "" : stdout
+  bool exclusive = false;
 };
 int Dump(const DumpConfig& config);
 
@@ -75,6 +80,7 @@ struct LoadConfig {
   uint64_t size = 0;   // of a new pool; 0: 64 MiB
   uint64_t max_size = 0;  // 0: 16 times size
   uint32_t mode = 0644;   // of a new pool: permission bits, less the umask
+  bool exclusive = false;
 };
 int Load(const LoadConfig& config);
 
@@ -84,6 +90,7 @@ struct CopyConfig {
   std::string dest;
   bool json = false;
   bool progress = true;  // a stderr line a second on copies longer than a second
+  bool exclusive = false;  // POOL's open; DEST is new, no other process can open it yet
 };
 int Copy(const CopyConfig& config);
 

@@ -46,7 +46,8 @@ class CopyProgressLine {
 int Copy(const CopyConfig& config) {
   // Read-only, as the commands that only read open a pool (a device DAX
   // pool cannot be: it is opened for writing).
-  auto store = Store::Open(config.pool, Options{.read_only = !IsCharacterDevice(config.pool)});
+  auto store =
+      Store::Open(config.pool, Options{.read_only = !IsCharacterDevice(config.pool), .exclusive = config.exclusive});
   if (!store.ok()) return Fail(store.status());
   const Stats source = (*store)->GetStats();
   uint64_t keys = 0;

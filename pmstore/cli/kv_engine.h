@@ -65,6 +65,7 @@ struct EngineConfig {
   bool sync = true;
   bool fresh = false;  // delete whatever is at path first
   bool read_only = false;  // pmstore: Options::read_only; LMDB: MDB_RDONLY
+  bool exclusive = false;  // pmstore: Options::exclusive; LMDB: no such mode, ignored
 };
 
 absl::StatusOr<std::unique_ptr<KvEngine>> OpenPmstoreEngine(const EngineConfig& config);

@@ -295,6 +295,7 @@ absl::StatusOr<std::unique_ptr<KvEngine>> OpenPmstoreEngine(const EngineConfig& 
   options.initial_size = config.size;
   options.max_size = config.size;
   options.read_only = config.read_only;
+  options.exclusive = config.exclusive;
   auto store = Store::Open(config.path, options);
   if (!store.ok()) return store.status();
   return std::unique_ptr<KvEngine>(new PmstoreEngine(std::move(*store), config.sync));

@@ -35,6 +35,12 @@ ABSL_FLAG(bool, json, false, "stats, copy, readers: print JSON");
 ABSL_FLAG(bool, clear_stale, false, "readers: first free the slots of processes that died with the pool open");
 ABSL_FLAG(bool, force, false, "create: destroy the pool already at POOL (a file or a device DAX device) first");
 ABSL_FLAG(bool, progress, true, "copy: a progress line a second on stderr (--noprogress: none)");
+ABSL_FLAG(bool, exclusive, false,
+          "put, del, load, get, list, stats, dump, copy, bench: open the pool alone (Options::exclusive). A command "
+          "that writes shuts out every other open, read-only ones included; one that only reads shuts out writers "
+          "(other read-only opens may share it), so no writer's commit runs under a long dump or copy. Refused (exit "
+          "2, naming a holder's pid) while an open it would shut out holds the pool, and the opens it shuts out are "
+          "refused while it runs. bench: pmstore's opens (LMDB has no such mode)");
 // --- bench: db_bench's names -------------------------------------------------
 ABSL_FLAG(std::string, benchmarks, "fillrandom,readrandom",
           "bench: comma-separated fillseq, fillrandom, overwrite, updaterandom (a Get, then a Put of the same random "
@@ -80,9 +86,14 @@ const std::vector<Subcommand>& Subcommands() {
        "persisted with cache-line flushes. A device that holds a pool is refused\n"
        "without --force.\n\n"
        "The commands that only read (get, list, check, dump, copy) open a pool\n"
-       "read-only: read permission is enough, and any number of them may run at once,\n"
-       "but not while a process has it open for writing. stats opens it for writing,\n"
-       "to report what writes get, or read-only when the user may not write it.\n\n"
+       "read-only: read permission is enough, and any number of them may run at once;\n"
+       "all but check also beside one process that has it open for writing, whose\n"
+       "commits they read.\n"
+       "stats opens it for writing, to report what writes get, or read-only when the\n"
+       "user may not write it or another process holds it. --exclusive (put, del,\n"
+       "load, get, list, stats, dump, copy, bench) opens a pool alone: a command that\n"
+       "writes shuts out every other open, one that reads shuts out writers; it is\n"
+       "refused, naming a holder's pid, while an open it would shut out holds the pool.\n\n"
        "Exit status: 0 created, 2 error.",
        {"size", "max_size", "mode", "force"}},
       {"destroy", "destroy POOL", "Remove a pool: its file, or a device's pool.",
@@ -91,36 +102,37 @@ const std::vector<Subcommand>& Subcommands() {
        "process has open, and a file or device that holds no pool (it is left as it is).\n\n"
        "Exit status: 0 destroyed, 2 error.",
        {}},
-      {"put", "put POOL KEY [VALUE] [--file=F]", "Store VALUE (or --file, or stdin) under KEY.",
+      {"put", "put POOL KEY [VALUE] [--file=F] [--exclusive]", "Store VALUE (or --file, or stdin) under KEY.",
        "Durable when the command exits 0. When the device or file system fails to make\n"
        "it durable (msync, fdatasync, fallocate), one line names the pool and the call,\n"
        "e.g. 'pmstore: msync(POOL, 4096 bytes at offset 8192): Input/output error', and\n"
        "the exit status is 2; earlier values stay, the failed one may or may not.\n\n"
-       "Exit status: 0 stored, 2 error.", {"file"}},
-      {"get", "get POOL KEY", "Print the value of KEY (raw bytes).",
-       "Exit status: 0 printed, 1 KEY is absent, 2 error.", {}},
-      {"del", "del POOL KEY", "Delete KEY (absent is fine).", "Exit status: 0, 2 error.", {}},
-      {"list", "list POOL [--prefix=P] [--limit=N] [--reverse]", "Print keys in order, one a line.",
+       "Exit status: 0 stored, 2 error.", {"file", "exclusive"}},
+      {"get", "get POOL KEY [--exclusive]", "Print the value of KEY (raw bytes).",
+       "Exit status: 0 printed, 1 KEY is absent, 2 error.", {"exclusive"}},
+      {"del", "del POOL KEY [--exclusive]", "Delete KEY (absent is fine).", "Exit status: 0, 2 error.", {"exclusive"}},
+      {"list", "list POOL [--prefix=P] [--limit=N] [--reverse] [--exclusive]", "Print keys in order, one a line.",
        "--reverse prints them in descending order: with --limit=N, the last N keys\n"
        "(LMDB's MDB_PREV from MDB_LAST).\n\nExit status: 0, 2 error.",
-       {"prefix", "limit", "reverse"}},
-      {"stats", "stats POOL [--json]", "Keys, space, granularity, DAX, MAP_SYNC and PMD-mapped share.",
+       {"prefix", "limit", "reverse", "exclusive"}},
+      {"stats", "stats POOL [--json] [--exclusive]", "Keys, space, granularity, DAX, MAP_SYNC and PMD-mapped share.",
        "The PMD share is read back from the kernel (pagemap or smaps) for the pool's\n"
-       "resident pages.\n\nExit status: 0, 2 error.", {"json"}},
+       "resident pages.\n\nExit status: 0, 2 error.", {"json", "exclusive"}},
       {"check", "check POOL", "Verify every checksum and structure of POOL.",
        "Replays the last commit as an open does, then verifies the superblock, root,\n"
        "chunk table, every leaf and record checksum, key order, and that the allocation\n"
        "bitmaps match what the index reaches.\n\nExit status: 0 clean, 1 damaged (problems listed), 2 cannot open.",
        {}},
-      {"dump", "dump POOL [--print] [--file=F]", "Write every key and value in mdb_dump's text format.",
+      {"dump", "dump POOL [--print] [--file=F] [--exclusive]", "Write every key and value in mdb_dump's text format.",
        "The format of LMDB's mdb_dump (VERSION=3, type=btree, one line per key and per\n"
        "value, in key order), so mdb_load and other tools read it: `pmstore dump POOL\n"
        "| mdb_load DB` makes an LMDB database of a pool. Hex by default;\n"
        "--print writes printable ASCII as itself and \\XX for the rest.\n"
-       "Opens POOL read-only: it must not be open for writing in another process.\n\n"
+       "Opens POOL read-only, beside a process that may have it open for writing;\n"
+       "--exclusive keeps writers out until the dump is written.\n\n"
        "Exit status: 0, 2 error.",
-       {"print", "file"}},
-      {"load", "load POOL [--file=F] [--size=SIZE] [--max-size=SIZE] [--mode=0640]",
+       {"print", "file", "exclusive"}},
+      {"load", "load POOL [--file=F] [--size=SIZE] [--max-size=SIZE] [--mode=0640] [--exclusive]",
        "Load a dump in mdb_dump's text format (LMDB's or pmstore's) into POOL.",
        "Reads what `mdb_dump DB` or `pmstore dump` writes, hex or print, from stdin or\n"
        "--file, and puts every entry (replacing a key's old value), committed durably\n"
@@ -131,8 +143,9 @@ const std::vector<Subcommand>& Subcommands() {
        "the message says how many entries before it were loaded.\n\n"
        "Example (migrate an LMDB database):\n  mdb_dump /var/lib/app/db | pmstore load /mnt/pmem0/pool\n\n"
        "Exit status: 0 loaded, 2 error.",
-       {"file", "size", "max_size", "mode"}},
-      {"copy", "copy POOL DEST [--json] [--noprogress]", "Copy POOL into a new pool DEST (mdb_copy's job).",
+       {"file", "size", "max_size", "mode", "exclusive"}},
+      {"copy", "copy POOL DEST [--json] [--noprogress] [--exclusive]",
+       "Copy POOL into a new pool DEST (mdb_copy's job).",
        "Copies every key and value of POOL into a new pool DEST, as mdb_copy copies an\n"
        "LMDB environment. DEST is built as DEST.copying.PID.N, made durable, then\n"
        "renamed to DEST: DEST never names a half-made pool, and a failure (a full disk\n"
@@ -142,14 +155,15 @@ const std::vector<Subcommand>& Subcommands() {
        "pool: the copy fills it, hidden until it is durable.\n"
        "DEST is in the current pool format: copying a format version 1 pool converts\n"
        "it (its maximum size is then doubled, for the larger leaves).\n"
-       "POOL is opened read-only, so it must not be open for writing in another process:\n"
-       "to copy a pool a process has open, call Store::CopyTo (C: pmstore_copy_to,\n"
-       "Python: store.copy_to) in that process, which goes on writing meanwhile.\n\n"
+       "POOL is opened read-only, beside a process that may have it open for writing;\n"
+       "--exclusive keeps writers out until the copy is made. A process that has the\n"
+       "pool open can copy it itself with Store::CopyTo (C: pmstore_copy_to, Python:\n"
+       "store.copy_to), and go on writing meanwhile.\n\n"
        "Prints a progress line a second on stderr once a copy runs past a second\n"
        "(--noprogress: none), then a summary on stdout (--json: as JSON).\n\n"
        "Example:\n  pmstore copy /mnt/pmem0/pool /backup/pool-$(date +%F)\n\n"
        "Exit status: 0 copied, 2 error (DEST exists, POOL missing or in use, no space).",
-       {"json", "progress"}},
+       {"json", "progress", "exclusive"}},
       {"readers", "readers POOL [--clear-stale] [--json]", "List the processes that have POOL open (mdb_stat -r).",
        "Every open of a pool, in any process, holds a slot in the pool's reader table,\n"
        "a small file in /dev/shm. This reads that table, never the pool, so it\n"
@@ -224,7 +238,7 @@ const std::vector<Subcommand>& Subcommands() {
        " --compare=lmdb\n\n"
        "Exit status: 0, 2 error.",
        {"size", "benchmarks", "num", "reads", "batch", "seek_nexts", "reverse", "key_size", "value_size", "threads",
-        "sync", "transactions", "output_format", "compare", "lmdb_first"}},
+        "sync", "transactions", "output_format", "compare", "lmdb_first", "exclusive"}},
       {"version", "version", "Print the library version.", "", {}},
   };
   return kSubcommands;
@@ -263,6 +277,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   namespace cli = pmstore::cli;
   auto need = [&](size_t min, size_t max) { return args.size() >= min && args.size() <= max; };
   const std::string usage = "wrong arguments for '" + command + "' (see 'pmstore help " + command + "')";
+  const bool exclusive = absl::GetFlag(FLAGS_exclusive);
   if (command == "version") {
     std::printf("%s\n", std::string(pmstore::Version()).c_str());
     return 0;
@@ -283,18 +298,21 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "destroy") return need(1, 1) ? cli::Destroy(args[0]) : Usage(usage);
   if (command == "put") {
     if (!need(2, 3)) return Usage(usage);
-    cli::PutConfig config{args[0], args[1], args.size() == 3, args.size() == 3 ? args[2] : "",
-                          absl::GetFlag(FLAGS_file)};
+    cli::PutConfig config{
+        args[0], args[1], args.size() == 3, args.size() == 3 ? args[2] : "", absl::GetFlag(FLAGS_file), exclusive};
     if (config.have_value && !config.file.empty()) return Usage("give VALUE or --file, not both");
     return cli::Put(config);
   }
-  if (command == "get") return need(2, 2) ? cli::Get(args[0], args[1]) : Usage(usage);
-  if (command == "del") return need(2, 2) ? cli::Del(args[0], args[1]) : Usage(usage);
+  if (command == "get") return need(2, 2) ? cli::Get(args[0], args[1], exclusive) : Usage(usage);
+  if (command == "del") return need(2, 2) ? cli::Del(args[0], args[1], exclusive) : Usage(usage);
   if (command == "list") {
     if (!need(1, 1)) return Usage(usage);
-    return cli::List({args[0], absl::GetFlag(FLAGS_prefix), absl::GetFlag(FLAGS_limit), absl::GetFlag(FLAGS_reverse)});
+    return cli::List(
+        {args[0], absl::GetFlag(FLAGS_prefix), absl::GetFlag(FLAGS_limit), absl::GetFlag(FLAGS_reverse), exclusive});
   }
-  if (command == "stats") return need(1, 1) ? cli::PrintStats(args[0], absl::GetFlag(FLAGS_json)) : Usage(usage);
+  if (command == "stats") {
+    return need(1, 1) ? cli::PrintStats(args[0], absl::GetFlag(FLAGS_json), exclusive) : Usage(usage);
+  }
   if (command == "check") return need(1, 1) ? cli::Check(args[0]) : Usage(usage);
   if (command == "readers") {
     return need(1, 1) ? cli::Readers(args[0], absl::GetFlag(FLAGS_clear_stale), absl::GetFlag(FLAGS_json))
@@ -302,18 +320,19 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   }
   if (command == "dump") {
     if (!need(1, 1)) return Usage(usage);
-    return cli::Dump({args[0], absl::GetFlag(FLAGS_print), absl::GetFlag(FLAGS_file)});
+    return cli::Dump({args[0], absl::GetFlag(FLAGS_print), absl::GetFlag(FLAGS_file), exclusive});
   }
   if (command == "load") {
     if (!need(1, 1)) return Usage(usage);
     cli::LoadConfig config{args[0], absl::GetFlag(FLAGS_file), 0, 0};
     if (!ParseNewPoolSizes(&config.size, &config.max_size)) return Usage("bad size (use e.g. 64M, 1G)");
     if (!ParseModeFlag(&config.mode)) return Usage("--mode is octal permission bits, 0 to 0777 (e.g. 0640)");
+    config.exclusive = exclusive;
     return cli::Load(config);
   }
   if (command == "copy") {
     if (!need(2, 2)) return Usage(usage);
-    return cli::Copy({args[0], args[1], absl::GetFlag(FLAGS_json), absl::GetFlag(FLAGS_progress)});
+    return cli::Copy({args[0], args[1], absl::GetFlag(FLAGS_json), absl::GetFlag(FLAGS_progress), exclusive});
   }
   if (command == "bench") {
     if (!need(1, 1)) return Usage(usage);
@@ -342,6 +361,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     config.transactions = absl::GetFlag(FLAGS_transactions);
     config.compare = absl::GetFlag(FLAGS_compare);
     config.compare_first = absl::GetFlag(FLAGS_lmdb_first);
+    config.exclusive = exclusive;
     if (config.compare_first && config.compare.empty()) return Usage("--lmdb-first needs --compare=lmdb");
     const std::string format = absl::GetFlag(FLAGS_output_format);
     if (format != "normal" && format != "json") return Usage("--output-format is normal or json");

@@ -117,19 +117,20 @@ void BindStore(py::module_& m) {
         for key, value in store.items(prefix=b"user/"): ...
 
 Keys and values are bytes (or bytes-like). One process at a time may open a
-pool for writing, any number read-only while none writes
-(FailedPreconditionError names a holder). A Store may be shared by threads.
+pool for writing, and any number read-only beside it, following its commits;
+an exclusive=True open is alone (FailedPreconditionError names a holder). A
+Store may be shared by threads.
 close() raises BufferError while a memoryview from view() is alive.)");
   store.def(py::init([](py::object path, bool create, bool error_if_exists, uint64_t initial_size, uint64_t max_size,
-                        std::string required_granularity, bool sync, bool read_only, uint32_t mode) {
-              return std::make_unique<PyStore>(FsPath(path),
-                                               OpenArgs{create, error_if_exists, initial_size, max_size,
-                                                        std::move(required_granularity), sync, read_only, mode});
+                        std::string required_granularity, bool sync, bool read_only, bool exclusive, uint32_t mode) {
+              return std::make_unique<PyStore>(
+                  FsPath(path), OpenArgs{create, error_if_exists, initial_size, max_size,
+                                         std::move(required_granularity), sync, read_only, exclusive, mode});
             }),
             "path"_a, "create"_a = OpenArgs().create, py::kw_only(), "error_if_exists"_a = OpenArgs().error_if_exists,
             "initial_size"_a = OpenArgs().initial_size, "max_size"_a = OpenArgs().max_size,
             "required_granularity"_a = OpenArgs().required_granularity, "sync"_a = OpenArgs().sync,
-            "read_only"_a = OpenArgs().read_only, "mode"_a = OpenArgs().mode,
+            "read_only"_a = OpenArgs().read_only, "exclusive"_a = OpenArgs().exclusive, "mode"_a = OpenArgs().mode,
             R"(Opens the pool at `path` (str, bytes or os.PathLike): a pool file, or a
 device DAX device (/dev/daxX.Y), which is the pool, of the device's size.
 
@@ -144,8 +145,16 @@ sync: the default for writes: True = durable on return; False = durable
   after sync() or close (a killed process loses nothing, a power cut may).
 read_only: open to read only (LMDB's MDB_RDONLY): the file is never
   written, read permission suffices, every write and sync() raises
-  PermissionDeniedError (a PermissionError); never creates (create is ignored). Read-only opens share
-  a pool with each other, never with a writable open.
+  PermissionDeniedError (a PermissionError); never creates (create is ignored). Any
+  number of processes may open a pool read-only beside one that opens it for
+  writing: each read sees the writer's commits made before it began (unless an
+  open is exclusive).
+exclusive: be alone with the pool. A writable exclusive open shuts out every
+  other open, read-only ones included; a read-only exclusive open shuts out
+  writers, not other read-only opens. FailedPreconditionError ("pool in use by
+  process PID, ...") for it while an open it would shut out holds the pool, and
+  for those it shuts out while it is open. False: one writable open and any
+  number of read-only opens of other processes share a pool.
 mode: permission bits of a new pool file, less the umask (0o644).)");
   store.def("close", &PyStore::Close,
             "Persists every write, unmaps and unlocks. Ends iterators; BufferError (and nothing closed) while a "

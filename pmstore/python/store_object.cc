@@ -38,6 +38,7 @@ PyStore::PyStore(const std::string& path, const OpenArgs& args) : path_(path), d
   options.required_granularity = ParseGranularity(args.required_granularity);
   options.sync = args.sync;
   options.read_only = args.read_only;
+  options.exclusive = args.exclusive;
   options.mode = args.mode;
   absl::StatusOr<std::unique_ptr<Store>> opened;
   Granularity granularity = Granularity::kPage;

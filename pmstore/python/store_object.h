@@ -48,6 +48,7 @@ struct OpenArgs {
   std::string required_granularity = "page";  // "byte", "cache_line" or "page"
   bool sync = Options().sync;
   bool read_only = Options().read_only;
+  bool exclusive = Options().exclusive;
   uint32_t mode = Options().mode;
 };
 

@@ -6,7 +6,9 @@
 // PMSTORE_FAILED_PRECONDITION there and the parent goes on; pmstore_destroy
 // removes a pool no process has open; pmstore_readers lists the opens of
 // every process, a killed one's as stale, which
-// pmstore_clear_stale_readers frees.
+// pmstore_clear_stale_readers frees; an exclusive open
+// (pmstore_options_set_exclusive) keeps out what it shuts out, and without
+// it a read-only process follows the writer's commits.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,6 +32,96 @@ class CApiProcessesTest : public CApiFixture {
     ASSERT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
     db_ = nullptr;
   }
+};
+
+// Another process for the pool at `path`, forked before this one opens it
+// (a child forked from an open store may not use that store). It does what
+// it is told, one line at a time, and answers each in one line: "open"
+// opens the pool with its own options and answers "OK", or the code's name
+// and the message; "get KEY" answers the value, or "<CODE>"; "close"
+// closes it and answers "OK". Its input closed, it exits.
+class OtherProcess {
+ public:
+  OtherProcess(const std::string& path, bool read_only, bool exclusive) {
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
+    std::fflush(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(to_child[1]);
+      close(from_child[0]);
+      _exit(Serve(path, read_only, exclusive, to_child[0], from_child[1]));
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    to_ = to_child[1];
+    from_ = from_child[0];
+  }
+  ~OtherProcess() {
+    if (pid_ <= 0) return;
+    close(to_);
+    close(from_);
+    int status = 0;
+    EXPECT_EQ(waitpid(pid_, &status, 0), pid_);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  pid_t pid() const { return pid_; }
+
+  // The answer to `request`; "" when the process is gone.
+  std::string Ask(const std::string& request) {
+    if (pid_ <= 0 || !WriteLine(to_, request)) return "";
+    std::string answer;
+    return ReadLine(from_, &answer) ? answer : "";
+  }
+
+ private:
+  static bool WriteLine(int fd, const std::string& line) {
+    const std::string text = line + "\n";
+    return write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  }
+  static bool ReadLine(int fd, std::string* line) {
+    line->clear();
+    char c;
+    while (read(fd, &c, 1) == 1) {
+      if (c == '\n') return true;
+      line->push_back(c);
+    }
+    return false;
+  }
+  // The child's loop: its exit status.
+  static int Serve(const std::string& path, bool read_only, bool exclusive, int in, int out) {
+    pmstore_options_t* options = pmstore_options_create();
+    pmstore_options_set_read_only(options, read_only);
+    pmstore_options_set_exclusive(options, exclusive);
+    pmstore_t* db = nullptr;
+    std::string request;
+    while (ReadLine(in, &request)) {
+      std::string answer;
+      char* err = nullptr;
+      if (request == "open") {
+        const pmstore_code_t code = pmstore_open(options, path.c_str(), &db, &err);
+        answer = code == PMSTORE_OK ? "OK" : std::string(pmstore_code_name(code)) + " " + (err ? err : "");
+      } else if (request.starts_with("get ")) {
+        const std::string key = request.substr(4);
+        char* val = nullptr;
+        size_t len = 0;
+        const pmstore_code_t code = pmstore_get(db, nullptr, key.data(), key.size(), &val, &len, nullptr);
+        answer = ValueOrCode(code, val, len);
+      } else if (request == "close") {
+        const pmstore_code_t code = pmstore_close(db, &err);
+        db = nullptr;
+        answer = code == PMSTORE_OK ? "OK" : std::string(pmstore_code_name(code)) + " " + (err ? err : "");
+      }
+      pmstore_free(err);
+      if (!WriteLine(out, answer)) return 1;
+    }
+    pmstore_options_destroy(options);
+    return db == nullptr || pmstore_close(db, nullptr) == PMSTORE_OK ? 0 : 2;
+  }
+
+  pid_t pid_ = -1;
+  int to_ = -1;
+  int from_ = -1;
 };
 
 TEST_F(CApiProcessesTest, ReadsAndRefusesWritesWithPermissionDenied) {
@@ -237,6 +329,55 @@ TEST_F(CApiProcessesTest, ReadersShowTheLastCommitOfAWritableOpen) {
   ASSERT_TRUE(pmstore_readers_last_commit(readers, 0, &after));
   EXPECT_GT(after, last) << "a commit moves it";
   pmstore_readers_destroy(readers);
+}
+
+TEST_F(CApiProcessesTest, AnExclusiveWriterShutsOutReadOnlyProcessesAndTheyShutItOut) {
+  MakePool();
+  OtherProcess reader(path_, /*read_only=*/true, /*exclusive=*/false);
+  pmstore_options_set_exclusive(options_, true);
+  Open();
+  const std::string refused = reader.Ask("open");
+  EXPECT_TRUE(refused.starts_with("FAILED_PRECONDITION ")) << refused;
+  EXPECT_NE(refused.find("in use by process " + std::to_string(getpid())), std::string::npos) << refused;
+  ASSERT_EQ(pmstore_close(db_, nullptr), PMSTORE_OK);
+  db_ = nullptr;
+
+  // The other way round: the reader holds the pool, the exclusive writer
+  // is refused, naming it.
+  ASSERT_EQ(reader.Ask("open"), "OK");
+  ErrMsg err;
+  EXPECT_EQ(pmstore_open(options_, path_.c_str(), &db_, err.out()), PMSTORE_FAILED_PRECONDITION);
+  EXPECT_EQ(db_, nullptr);
+  EXPECT_NE(err.str().find("in use by process " + std::to_string(reader.pid())), std::string::npos) << err.str();
+  EXPECT_EQ(reader.Ask("close"), "OK");
+}
+
+TEST_F(CApiProcessesTest, AnExclusiveReadOnlyOpenShutsOutWritersButNotReaders) {
+  MakePool();
+  OtherProcess writer(path_, /*read_only=*/false, /*exclusive=*/false);
+  OtherProcess reader(path_, /*read_only=*/true, /*exclusive=*/false);
+  pmstore_options_set_read_only(options_, true);
+  pmstore_options_set_exclusive(options_, true);
+  Open();
+  const std::string refused = writer.Ask("open");
+  EXPECT_TRUE(refused.starts_with("FAILED_PRECONDITION ")) << refused;
+  EXPECT_NE(refused.find("in use by process " + std::to_string(getpid())), std::string::npos) << refused;
+  ASSERT_EQ(reader.Ask("open"), "OK");
+  EXPECT_EQ(reader.Ask("get k"), "v");
+  EXPECT_EQ(Get("k"), "v");
+}
+
+TEST_F(CApiProcessesTest, WithoutExclusiveAReadOnlyProcessFollowsTheWritersCommits) {
+  MakePool();
+  OtherProcess reader(path_, /*read_only=*/true, /*exclusive=*/false);
+  Open();  // for writing
+  ASSERT_EQ(reader.Ask("open"), "OK");
+  EXPECT_EQ(reader.Ask("get k"), "v");
+  EXPECT_EQ(reader.Ask("get late"), "<NOT_FOUND>");
+  Put("late", "after the reader opened");  // durable: the fixture's writes sync
+  EXPECT_EQ(reader.Ask("get late"), "after the reader opened");
+  Put("k", "w");
+  EXPECT_EQ(reader.Ask("get k"), "w");
 }
 
 }  // namespace

@@ -172,9 +172,20 @@ void pmstore_options_set_sync(pmstore_options_t* options, bool value);
 /* Open to read only (LMDB's MDB_RDONLY; Options::read_only in
  * pmstore/options.h): the file is opened read-only and never written;
  * every write, commit and pmstore_sync returns PMSTORE_PERMISSION_DENIED.
- * Read-only opens share a pool with each other, never with a writable
- * open. Never creates a pool. */
+ * Any number of processes may open a pool read-only beside one that opens
+ * it for writing, each read seeing the writer's commits made before it
+ * began (unless an open is exclusive, below). Never creates a pool. */
 void pmstore_options_set_read_only(pmstore_options_t* options, bool value);
+/* Be alone with the pool (Options::exclusive in pmstore/options.h). A
+ * writable exclusive open shuts out every other open, read-only ones
+ * included; a read-only exclusive open shuts out writers, not other
+ * read-only opens. Either fails with PMSTORE_FAILED_PRECONDITION, the
+ * message naming a holder's pid ("pool in use by process 1234, ..."),
+ * while an open it would shut out holds the pool, and opens it shuts out
+ * fail likewise while it is open. Default false: one writable open and any
+ * number of read-only opens of other processes share a pool, the
+ * read-only ones following the writer's commits. */
+void pmstore_options_set_exclusive(pmstore_options_t* options, bool value);
 /* Permission bits of a new pool file, less the umask (mdb_env_open's
  * mode); default 0644. Above 0777: pmstore_open fails INVALID_ARGUMENT. */
 void pmstore_options_set_mode(pmstore_options_t* options, uint32_t mode);
