@@ -134,6 +134,9 @@ absl::Status StoreImpl::CatchUp() {
     internal::SharedGuard lock(&mu_);
     if (closed_ || !Behind()) return absl::OkStatus();
   }
+  // The writers' turn first: the gate is taken exclusively by one thread
+  // at a time (reader_gate.h), and a follower's threads catch up in turns.
+  internal::TurnGuard turn(&write_mu_);
   internal::ExclusiveGuard lock(&mu_);
   if (closed_) return absl::OkStatus();
   return internal::WithPath(Follow(), pool_->path);
@@ -141,6 +144,7 @@ absl::Status StoreImpl::CatchUp() {
 
 void StoreImpl::LoadWritersSpace() {
   CatchUp().IgnoreError();  // a failure to follow is the reads' to report
+  internal::TurnGuard turn(&write_mu_);
   internal::ExclusiveGuard lock(&mu_);
   if (closed_) return;
   alloc_.Load((pool_->length() - pool_->superblock.heap_offset) / internal::kChunkSize);

@@ -16,6 +16,10 @@ void StoreImpl::LoadSpace() {
 
 void StoreImpl::EnsureSpaceLoaded() {
   if (space_loaded_.load(std::memory_order_acquire)) return;
+  // The gate is taken exclusively by one thread at a time, the one that
+  // holds the writers' turn (reader_gate.h): without the turn, this could
+  // load the allocator's view beside a writer, or beside another Stats.
+  internal::TurnGuard turn(&write_mu_);
   internal::ExclusiveGuard lock(&mu_);
   if (!closed_) LoadSpace();
 }

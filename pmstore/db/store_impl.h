@@ -210,8 +210,9 @@ class StoreImpl final : public Store {
   // change or says to walk (WalkAgain); the mapping grows with the pool.
   absl::Status Follow() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status WalkAgain() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Before a follower's read call takes the gate: Follow when Behind.
-  absl::Status CatchUp() ABSL_LOCKS_EXCLUDED(mu_);
+  // Before a follower's read call takes the gate: Follow when Behind,
+  // holding the writers' turn and the gate.
+  absl::Status CatchUp() ABSL_LOCKS_EXCLUDED(write_mu_, mu_);
   // The root as some commit left it (read again while the writer's apply
   // tears it), with the mapping grown to the chunks it names.
   absl::StatusOr<internal::Root> FollowRoot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -221,13 +222,13 @@ class StoreImpl final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A follower's allocator view (Stats, Check): caught up, then the
   // bitmaps loaded as they are now, which the writer's process owns.
-  void LoadWritersSpace() ABSL_LOCKS_EXCLUDED(mu_);
+  void LoadWritersSpace() ABSL_LOCKS_EXCLUDED(write_mu_, mu_);
   // A follower's point read of `key` as `options` sees it: `take` gets
   // the value, and the commit it was read at (for a pin of its own), while
   // the read's pin holds the value's space; NotFound when it is absent.
   absl::Status ReadFollowing(const ReadOptions& options, std::string_view key,
                              const std::function<void(std::string_view value, uint64_t seen)>& take)
-      ABSL_LOCKS_EXCLUDED(mu_);
+      ABSL_LOCKS_EXCLUDED(write_mu_, mu_);
 
   // --- the write path (store_write.cc) ---
   absl::Status WriteOps(const WriteOptions& options, const Ops& write);
@@ -287,8 +288,9 @@ class StoreImpl final : public Store {
   // first needed (a write, Stats, Check), not by open: it reads every
   // chunk's bitmap, a page fault each (12 ms of a 22 ms open at 10 M keys).
   void LoadSpace() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // LoadSpace unless done, taking the gate exclusively for it.
-  void EnsureSpaceLoaded() ABSL_LOCKS_EXCLUDED(mu_);
+  // LoadSpace unless done, taking the writers' turn and the gate
+  // exclusively for it.
+  void EnsureSpaceLoaded() ABSL_LOCKS_EXCLUDED(write_mu_, mu_);
 
   // --- failures ---
   // OK when writes are accepted; else why not (closed, or poisoned).

@@ -21,6 +21,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -357,6 +358,69 @@ TEST(FollowWriterTest, AFollowerReadingAsTheWriterCommitsSeesWholeCommitsThatNev
   }
   EXPECT_EQ(follower.Finish(), expected);
   EXPECT_GT(versions[0], 100u);
+}
+
+// Threads of one follower process read, scan and take snapshots at once
+// while the writer commits: they catch up in turns (the gate), and each
+// still reads whole commits.
+TEST(FollowWriterTest, ThreadsOfAFollowerCatchUpInTurnsAndEachReadsWholeCommits) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
+  ASSERT_NE(writer, nullptr);
+  std::vector<uint64_t> versions(kGroups, 1);
+  for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 1)).ok());
+  Child follower([&](int in, int out) -> std::string {
+    auto store = Store::Open(path, Options{.read_only = true});
+    if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
+    WriteByte(out);
+    std::atomic<bool> stop{false};
+    std::vector<std::string> wrong(3);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937_64 rng(t);
+        while (!stop.load(std::memory_order_relaxed) && wrong[t].empty()) {
+          const uint64_t k = rng() % kKeys;
+          const std::string keys_held[2] = {KeyOf(k), KeyOf((k + 1) % kKeys)};
+          const std::vector<std::string_view> keys = {keys_held[0], keys_held[1]};
+          std::vector<std::string> values;
+          const std::vector<absl::Status> got = (*store)->MultiGet(ReadOptions(), keys, &values);
+          uint64_t v;
+          for (size_t i = 0; i < keys.size(); ++i) {
+            if (!got[i].ok() || !ParseVersioned(values[i], keys[i], &v)) wrong[t] = "MultiGet: " + got[i].ToString();
+          }
+          bool aborted;
+          if (rng() % 8 == 0 && wrong[t].empty()) wrong[t] = ScanGroup(**store, rng() % kGroups, &aborted);
+          if (rng() % 16 == 0 && wrong[t].empty()) {
+            auto snapshot = (*store)->GetSnapshot();
+            std::string value;
+            const absl::Status at = (*store)->Get(ReadOptions{.snapshot = snapshot.get()}, KeyOf(k), &value);
+            if (!(at.ok() && ParseVersioned(value, KeyOf(k), &v)) && !absl::IsAborted(at)) {
+              wrong[t] = "snapshot Get: " + at.ToString();
+            }
+          }
+        }
+      });
+    }
+    char c;
+    (void)!read(in, &c, 1);
+    stop = true;
+    for (std::thread& thread : threads) thread.join();
+    for (const std::string& w : wrong) {
+      if (!w.empty()) return w;
+    }
+    return "ok";
+  });
+  ASSERT_TRUE(follower.Receive()) << follower.Finish();
+  std::mt19937_64 rng(9);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < end) {
+    const uint64_t g = rng() % kGroups;
+    ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, ++versions[g])).ok());
+  }
+  ASSERT_TRUE(follower.Send('s')) << follower.Finish();
+  EXPECT_EQ(follower.Finish(), "ok");
 }
 
 // What Store::Open of `path` with `options` returns in another process.
