@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "pmstore/env/env.h"
 #include "pmstore/share/lock_region.h"
 
@@ -42,21 +43,10 @@ using pmstore::internal::ChangeRing;
 using pmstore::internal::CrossProcessTurn;
 using pmstore::internal::ReaderSlot;
 
-int64_t NowNs() {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
-}
+using bench::Median;
+using bench::NowNs;
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "cross_process_turn_bench: %s\n", what.c_str());
-  std::exit(1);
-}
+[[noreturn]] void Die(const std::string& what) { bench::Die("cross_process_turn_bench", what); }
 
 // The pool file the region is named for, and this process's slot in it.
 struct Pool {

@@ -30,25 +30,15 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "pmstore/store.h"
 
 namespace {
 
-int64_t NowNs() {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
-}
+using bench::Median;
+using bench::NowNs;
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "follower_read_bench: %s\n", what.c_str());
-  std::exit(1);
-}
+[[noreturn]] void Die(const std::string& what) { bench::Die("follower_read_bench", what); }
 
 std::string KeyOf(uint64_t i) {
   char key[21];  // 16 digits for any key count this takes; room for all 20

@@ -135,13 +135,17 @@ void LeafIndex::Abandoned() {
   changed_headers_.clear();
 }
 
-absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
+void LeafIndex::Forget() {
   separators_.Clear();
   image_ = SeparatorImage();
   checked_.reset();
   unchecked_.clear();
   edits_.clear();
   changed_headers_.clear();
+}
+
+absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
+  Forget();
   // The chain always has a first leaf: lookups start from it.
   if (head == 0) return absl::DataLossError("the root names no first index leaf (head leaf offset 0)");
   const uint64_t max_leaves = length / geometry_.bytes();

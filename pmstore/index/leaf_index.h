@@ -189,6 +189,9 @@ class LeafIndex {
 
  private:
   const Leaf* LeafAt(uint64_t offset) const { return reinterpret_cast<const Leaf*>(base_ + offset); }
+  // Drops the map, the image and what the transaction recorded: before a
+  // Load or a LoadFollowing builds them anew.
+  void Forget();
   // Starts loading [offset, offset + bytes) of the pool into the cache.
   void PrefetchBytes(uint64_t offset, uint64_t bytes) const {
     if (offset >= pool_->length()) return;  // a damaged offset: nothing worth loading

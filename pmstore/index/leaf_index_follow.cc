@@ -136,12 +136,7 @@ absl::Status LeafIndex::ScanBackFromFollowing(std::string_view target, bool incl
 }
 
 absl::Status LeafIndex::LoadFollowing(uint64_t head, uint64_t length, const ChangeRing& ring) {
-  separators_.Clear();
-  image_ = SeparatorImage();
-  checked_.reset();
-  unchecked_.clear();
-  edits_.clear();
-  changed_headers_.clear();
+  Forget();
   const Following any_commit{&ring, UINT64_MAX};
   const uint64_t max_leaves = length / geometry_.bytes();
   uint64_t offset = head;

@@ -260,6 +260,14 @@ WriteBatch GroupAtVersion(uint64_t group, uint64_t version) {
   return batch;
 }
 
+// Every group at version 1, made durable.
+bool FillGroups(Store& store) {
+  for (uint64_t g = 0; g < kGroups; ++g) {
+    if (!store.Write({.sync = false}, GroupAtVersion(g, 1)).ok()) return false;
+  }
+  return store.Sync().ok();
+}
+
 // A scan of `group` through `store`: "" when it read one version of the
 // whole group (or was Aborted: *aborted), else what was wrong.
 std::string ScanGroup(Store& store, uint64_t group, bool* aborted) {
@@ -298,8 +306,7 @@ TEST(FollowWriterTest, AFollowerReadingAsTheWriterCommitsSeesWholeCommitsThatNev
   auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
   ASSERT_NE(writer, nullptr);
   std::vector<uint64_t> versions(kGroups, 1);
-  for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 1)).ok());
-  ASSERT_TRUE(writer->Sync().ok());
+  ASSERT_TRUE(FillGroups(*writer));
   Child follower([&](int in, int out) -> std::string {
     auto store = Store::Open(path, Options{.read_only = true});
     if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
@@ -369,7 +376,7 @@ TEST(FollowWriterTest, ThreadsOfAFollowerCatchUpInTurnsAndEachReadsWholeCommits)
   auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
   ASSERT_NE(writer, nullptr);
   std::vector<uint64_t> versions(kGroups, 1);
-  for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 1)).ok());
+  ASSERT_TRUE(FillGroups(*writer));
   Child follower([&](int in, int out) -> std::string {
     auto store = Store::Open(path, Options{.read_only = true});
     if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
@@ -494,7 +501,7 @@ TEST(FollowWriterTest, AFollowerGoesOnThroughWritersKilledInsideCommitsAndTheirR
   {
     auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
     ASSERT_NE(writer, nullptr);
-    for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 1)).ok());
+    ASSERT_TRUE(FillGroups(*writer));
   }
   auto follower = OpenOrDie(path, Options{.read_only = true});
   ASSERT_NE(follower, nullptr);
