@@ -26,12 +26,12 @@ uint64_t LeafChecksum(const LeafHeader& header, const Leaf& leaf) {
   return Checksum(buffer, n);
 }
 
-LeafFault CheckLeaf(const char* base, uint64_t length, uint64_t heap_offset, const LeafGeometry& geometry,
-                    uint64_t offset, const LeafHeader& header) {
-  if (offset < heap_offset || offset % kUnitSize != 0 || length < geometry.bytes() ||
-      offset > length - geometry.bytes()) {
-    return LeafFault::kOutsideHeap;
-  }
+bool LeafInHeap(uint64_t length, uint64_t heap_offset, const LeafGeometry& geometry, uint64_t offset) {
+  return offset >= heap_offset && offset % kUnitSize == 0 && length >= geometry.bytes() &&
+         offset <= length - geometry.bytes();
+}
+
+LeafFault CheckLeafSlots(const LeafHeader& header, const Leaf& leaf) {
   if (header.count > kLeafSlots) return LeafFault::kBadPermutation;
   uint64_t seen = 0;
   for (int i = 0; i < header.count; ++i) {
@@ -39,16 +39,18 @@ LeafFault CheckLeaf(const char* base, uint64_t length, uint64_t heap_offset, con
     if (slot >= kLeafSlots || (seen & (1ull << slot)) != 0) return LeafFault::kBadPermutation;
     seen |= 1ull << slot;
   }
-  const Leaf& leaf = *reinterpret_cast<const Leaf*>(base + offset);
   return LeafChecksum(header, leaf) == header.checksum ? LeafFault::kSound : LeafFault::kBadChecksum;
 }
 
 LeafFault CheckLeaf(const char* base, uint64_t length, uint64_t heap_offset, const LeafGeometry& geometry,
+                    uint64_t offset, const LeafHeader& header) {
+  if (!LeafInHeap(length, heap_offset, geometry, offset)) return LeafFault::kOutsideHeap;
+  return CheckLeafSlots(header, *reinterpret_cast<const Leaf*>(base + offset));
+}
+
+LeafFault CheckLeaf(const char* base, uint64_t length, uint64_t heap_offset, const LeafGeometry& geometry,
                     uint64_t offset) {
-  if (offset < heap_offset || offset % kUnitSize != 0 || length < geometry.bytes() ||
-      offset > length - geometry.bytes()) {
-    return LeafFault::kOutsideHeap;
-  }
+  if (!LeafInHeap(length, heap_offset, geometry, offset)) return LeafFault::kOutsideHeap;
   return CheckLeaf(base, length, heap_offset, geometry, offset, reinterpret_cast<const Leaf*>(base + offset)->header);
 }
 

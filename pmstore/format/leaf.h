@@ -148,6 +148,10 @@ LeafFault CheckLeaf(const char* base, uint64_t length, uint64_t heap_offset, con
 // The same under the leaf's own header (which must lie in the pool).
 LeafFault CheckLeaf(const char* base, uint64_t length, uint64_t heap_offset, const LeafGeometry& geometry,
                     uint64_t offset);
+// The rule's two halves, for a reader that checks a copy of a leaf
+// (LeafIndex's follower reads): where it lies, and what it holds.
+bool LeafInHeap(uint64_t length, uint64_t heap_offset, const LeafGeometry& geometry, uint64_t offset);
+LeafFault CheckLeafSlots(const LeafHeader& header, const Leaf& leaf);
 // "checksum failure in index leaf at offset N" and the like.
 std::string LeafFaultMessage(LeafFault fault, uint64_t offset);
 

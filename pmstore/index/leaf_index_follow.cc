@@ -21,10 +21,7 @@ constexpr int kSpins = 64;
 }  // namespace
 
 LeafIndex::Copied LeafIndex::CopyLeaf(uint64_t offset, const Following& following, Leaf* copy) const {
-  if (offset < heap_offset_ || offset % kUnitSize != 0 || pool_->length() < sizeof(Leaf) ||
-      offset > pool_->length() - sizeof(Leaf)) {
-    return Copied::kDamaged;
-  }
+  if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return Copied::kDamaged;
   const auto applying = [&] { return following.ring->applying(); };
   std::chrono::steady_clock::time_point give_up;
   for (int tries = 0; !CopyStableLeaf(base_, offset, copy, applying); ++tries) {
@@ -40,12 +37,7 @@ LeafIndex::Copied LeafIndex::CopyLeaf(uint64_t offset, const Following& followin
   // writes can leave it ahead (a commit being applied reads as busy
   // above). The next commit that changes the leaf stores its own number.
   if (version > following.seen && version <= following.ring->published().value_or(0)) return Copied::kChanged;
-  const LeafHeader& header = copy->header;
-  if (header.count > kLeafSlots) return Copied::kDamaged;
-  for (int i = 0; i < header.count; ++i) {
-    if (header.perm[i] >= kLeafSlots) return Copied::kDamaged;
-  }
-  return LeafChecksum(header, *copy) == header.checksum ? Copied::kStable : Copied::kDamaged;
+  return CheckLeafSlots(copy->header, *copy) == LeafFault::kSound ? Copied::kStable : Copied::kDamaged;
 }
 
 absl::Status LeafIndex::FollowingFault(Copied copied, uint64_t offset, const Following& following) const {
