@@ -285,7 +285,7 @@ absl::Status StoreImpl::Commit(bool sync) {
 void StoreImpl::Apply() {
   if (change_ring_.has_value()) {
     // Readers of other processes copy no leaf header this commit changes
-    // while it is applied (format/leaf.h CopyStableLeaf).
+    // while it is applied (format/leaf.h ReadStableLeaf).
     change_ring_->BeginApplying(committer_.next_seq());
     index_.StampChangedLeaves(committer_.next_seq());
   }

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -65,21 +66,48 @@ inline std::atomic_ref<uint64_t> LeafVersion(const char* base, uint64_t leaf) {
   return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(const_cast<char*>(base) + leaf + kLeafVersionOffset));
 }
 
-// Copies the leaf at `offset` of the pool mapped at `base` (its header,
-// fingerprints and slots; not its cells) as one commit left it, for a
-// reader that holds no lock of the writer's; `applying()` returns the
-// commit a writer is applying now (0: none; share/change_ring.h). False
-// when the leaf is being changed, or changed during the copy: copy it
-// again. What the slots name stays valid only while the reader's pin
+// The commit a version word names: its low 63 bits. The top bit makes a
+// stamp differ from the word it replaces when that word names the same
+// commit already: a word left ahead of the commits by a crash can, since
+// the commit numbers after a power failure's rollback repeat, and a
+// reader would then take a leaf changed under it for unchanged.
+inline constexpr uint64_t kVersionFlip = 1ull << 63;
+inline uint64_t VersionCommit(uint64_t word) { return word & ~kVersionFlip; }
+// What the writer stores over `word` for commit `seq`.
+inline uint64_t NextVersionWord(uint64_t word, uint64_t seq) {
+  return VersionCommit(word) == seq ? word ^ kVersionFlip : seq;
+}
+
+// What ChangeRing::applying() holds while a writable open's recovery
+// replays or undoes commits in place: it stamps no version word, so every
+// leaf reads as being changed.
+inline constexpr uint64_t kApplyingEveryLeaf = UINT64_MAX;
+
+// Runs `read()` over the leaf at `offset` of the pool mapped at `base`
+// for a reader that holds no lock of the writer's; `applying()` returns
+// the commit a writer is applying now (0: none; share/change_ring.h).
+// Returns the commit the leaf's version word names when what `read` saw
+// is the leaf as one commit left it; nullopt when the leaf was being changed or changed
+// meanwhile: read again. `read` must be safe over any bytes (a torn
+// permutation, an offset out of bounds), since it may see a leaf half
+// written. What the slots name stays valid only while the reader's pin
 // holds the space (share/lock_region.h PinNewestPublished).
-template <typename Applying>
-bool CopyStableLeaf(const char* base, uint64_t offset, Leaf* copy, const Applying& applying) {
+template <typename Applying, typename Read>
+std::optional<uint64_t> ReadStableLeaf(const char* base, uint64_t offset, const Applying& applying, const Read& read) {
   const uint64_t version = LeafVersion(base, offset).load(std::memory_order_acquire);
   const uint64_t now = applying();
-  if (now != 0 && now == version) return false;
-  std::memcpy(copy, base + offset, sizeof(Leaf));
+  if (now != 0 && (now == VersionCommit(version) || now == kApplyingEveryLeaf)) return std::nullopt;
+  read();
   std::atomic_thread_fence(std::memory_order_acquire);
-  return LeafVersion(base, offset).load(std::memory_order_relaxed) == version;
+  if (LeafVersion(base, offset).load(std::memory_order_relaxed) != version) return std::nullopt;
+  return VersionCommit(version);
+}
+
+// ReadStableLeaf that copies the leaf (its header, fingerprints and
+// slots; not its cells): false when the copy must be made again.
+template <typename Applying>
+bool CopyStableLeaf(const char* base, uint64_t offset, Leaf* copy, const Applying& applying) {
+  return ReadStableLeaf(base, offset, applying, [&] { std::memcpy(copy, base + offset, sizeof(Leaf)); }).has_value();
 }
 
 // The slot part of a leaf (all of a version 1 leaf).

@@ -467,7 +467,10 @@ void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header)
 }
 
 void LeafIndex::StampChangedLeaves(uint64_t seq) const {
-  for (uint64_t offset : changed_headers_) LeafVersion(base_, offset).store(seq, std::memory_order_relaxed);
+  for (uint64_t offset : changed_headers_) {
+    std::atomic_ref<uint64_t> word = LeafVersion(base_, offset);
+    word.store(NextVersionWord(word.load(std::memory_order_relaxed), seq), std::memory_order_relaxed);
+  }
   // The words before the header words they guard (a seqlock's writer).
   std::atomic_thread_fence(std::memory_order_release);
 }

@@ -105,9 +105,10 @@ class LeafIndex {
 
   // --- a follower's reads (leaf_index_follow.cc): a read-only open
   // beside a writer of another process, which changes leaves as they are
-  // read (doc/FORMAT.md "Following a writer"). Each leaf is copied stable
-  // (format/leaf.h CopyStableLeaf), checked, and used only when no commit
-  // after `seen` changed it; records are read in place, which the
+  // read (doc/FORMAT.md "Following a writer"). Each leaf is read stable
+  // (format/leaf.h ReadStableLeaf: a point lookup in place, a scan or a
+  // walk from a checked copy) and used only when no commit after `seen`
+  // changed it; records are read in place, which the
   // caller's pin keeps (share/lock_region.h). The map must be at `seen` or
   // later: a leaf unchanged since `seen` that the map routes a key to is
   // that key's leaf at `seen` (a commit that moves keys between leaves
@@ -120,7 +121,7 @@ class LeafIndex {
   enum class Copied {
     kStable,   // a copy as commit `seen` or an earlier one left it
     kChanged,  // a later commit changed it, or it was changing: follow, then read again
-    kDamaged,  // it fails its check (or changed in place without a version word: a writer's recovery)
+    kDamaged,  // it fails its check
     kStuck,    // it has been mid-commit for over a second: its writer died inside the commit
   };
   // LookupFollowing's answers that are no record (records lie in the heap).
@@ -198,7 +199,11 @@ class LeafIndex {
     base::PrefetchLines(base_ + offset, bytes);
   }
   void PrefetchLeaf(uint64_t offset) const { PrefetchBytes(offset, sizeof(Leaf)); }
-  // A follower's copy of the leaf at `offset` (Following).
+  // A follower's `read()` of the leaf at `offset` (format/leaf.h
+  // ReadStableLeaf), waited for while the leaf is busy (Following).
+  template <typename Read>
+  Copied ReadStable(uint64_t offset, const Following& following, const Read& read) const;
+  // A follower's copy of the leaf at `offset`, checked (Following).
   Copied CopyLeaf(uint64_t offset, const Following& following, Leaf* copy) const;
   // What a follower's read reports for a copy that is not stable (OK for
   // one that is).

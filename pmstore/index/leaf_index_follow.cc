@@ -2,6 +2,7 @@
 // another process (leaf_index.h, "a follower's reads").
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -20,23 +21,29 @@ constexpr int kSpins = 64;
 
 }  // namespace
 
-LeafIndex::Copied LeafIndex::CopyLeaf(uint64_t offset, const Following& following, Leaf* copy) const {
-  if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return Copied::kDamaged;
+template <typename Read>
+LeafIndex::Copied LeafIndex::ReadStable(uint64_t offset, const Following& following, const Read& read) const {
   const auto applying = [&] { return following.ring->applying(); };
   std::chrono::steady_clock::time_point give_up;
-  for (int tries = 0; !CopyStableLeaf(base_, offset, copy, applying); ++tries) {
+  std::optional<uint64_t> version;
+  for (int tries = 0; !(version = ReadStableLeaf(base_, offset, applying, read)); ++tries) {
     if (tries < kSpins) continue;
     if (tries == kSpins) give_up = std::chrono::steady_clock::now() + kStuckAfter;
     if (std::chrono::steady_clock::now() > give_up) return Copied::kStuck;
     std::this_thread::yield();
   }
-  uint64_t version;
-  std::memcpy(&version, reinterpret_cast<const char*>(copy) + kLeafVersionOffset, sizeof(version));
   // A version above the newest published commit is no commit's: the word
   // is memory, not state, and a crash or a rolled-back run of unsynced
   // writes can leave it ahead (a commit being applied reads as busy
   // above). The next commit that changes the leaf stores its own number.
-  if (version > following.seen && version <= following.ring->published().value_or(0)) return Copied::kChanged;
+  if (*version > following.seen && *version <= following.ring->published().value_or(0)) return Copied::kChanged;
+  return Copied::kStable;
+}
+
+LeafIndex::Copied LeafIndex::CopyLeaf(uint64_t offset, const Following& following, Leaf* copy) const {
+  if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return Copied::kDamaged;
+  const Copied copied = ReadStable(offset, following, [&] { std::memcpy(copy, base_ + offset, sizeof(Leaf)); });
+  if (copied != Copied::kStable) return copied;
   return CheckLeafSlots(copy->header, *copy) == LeafFault::kSound ? Copied::kStable : Copied::kDamaged;
 }
 
@@ -63,10 +70,26 @@ absl::Status LeafIndex::FollowingFault(Copied copied, uint64_t offset, const Fol
 
 uint64_t LeafIndex::LookupFollowing(std::string_view key, const Following& following) const {
   const uint64_t offset = separators_.Floor(key)->second;
-  Leaf copy;
-  switch (CopyLeaf(offset, following, &copy)) {
+  if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return kDamagedLeaf;
+  const uint64_t hash = KeyHash(key);
+  PrefetchForKey(offset, hash);
+  // Read in place, as the writer's own Lookup reads: the header, the
+  // fingerprints, the slots they match and those slots' records, a few
+  // lines where a copy of the leaf would be twenty. Nothing is checked
+  // beyond what keeps the reads in bounds: the walk that joined the
+  // writer checked every leaf, and the leaves the writer changed since are
+  // what its own process trusts (a recovery's in-place writes read as
+  // busy, format/leaf.h kApplyingEveryLeaf).
+  const Leaf& leaf = *LeafAt(offset);
+  uint64_t record = 0;
+  const Copied read = ReadStable(offset, following, [&] {
+    const int pos = Find(leaf.header, leaf, key, FingerprintOf(hash));
+    const uint8_t slot = pos >= 0 ? leaf.header.perm[pos] : kLeafSlots;
+    record = slot < kLeafSlots ? leaf.slots[slot].record : 0;
+  });
+  switch (read) {
     case Copied::kStable:
-      break;
+      return record;
     case Copied::kChanged:
       return kLeafChanged;
     case Copied::kDamaged:
@@ -74,8 +97,7 @@ uint64_t LeafIndex::LookupFollowing(std::string_view key, const Following& follo
     case Copied::kStuck:
       return kLeafStuck;
   }
-  const int pos = Find(copy.header, copy, key);
-  return pos >= 0 ? copy.slots[copy.header.perm[pos]].record : 0;
+  return kDamagedLeaf;
 }
 
 absl::Status LeafIndex::ScanFromFollowing(std::string_view target, const Following& following,

@@ -72,7 +72,8 @@ class ChangeRing {
   absl::Status Stage(uint64_t commit, uint8_t kind, std::string_view payload);
   // The writer is about to apply `commit` in place: until it is
   // published, a leaf whose version word holds `commit` is being changed
-  // (format/leaf.h CopyStableLeaf). Before those words are stored.
+  // (format/leaf.h ReadStableLeaf), and every leaf is while it holds
+  // kApplyingEveryLeaf (a recovery). Before those words are stored.
   void BeginApplying(uint64_t commit);
   // Publishes `commit` with every change staged for it: release order, so
   // a reader that sees it sees everything the writer wrote before. Ends

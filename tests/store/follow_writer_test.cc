@@ -28,9 +28,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "pmstore/db/store_impl.h"
 #include "pmstore/env/env.h"
 #include "pmstore/format/layout.h"
 #include "pmstore/format/leaf.h"
+#include "pmstore/persist/persister.h"
 #include "pmstore/share/lock_region.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
@@ -647,6 +649,116 @@ TEST(FollowWriterTest, ALeafLeftMidCommitByADeadWriterIsUnavailableUntilTheNextW
             "OK");
   ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(0), &value).ok());
   EXPECT_EQ(value, "after");
+}
+
+// The pipes of the process a PausingPersister pauses: it says "paused" on
+// g_paused and waits for a byte on g_resume.
+int g_paused = -1;
+int g_resume = -1;
+
+// The real persister, paused at its first flush: inside the recovery of
+// a writable open that finds an unsynced run cut short.
+class PausingPersister final : public internal::Persister {
+ public:
+  explicit PausingPersister(std::unique_ptr<internal::Persister> real) : real_(std::move(real)) {}
+  static std::unique_ptr<internal::Persister> Make(const mapping::Mapping& mapping, const mapping::PoolFile& file) {
+    return std::make_unique<PausingPersister>(internal::MakeMappingPersister(mapping, file));
+  }
+  absl::Status Flush(const void* addr, size_t size) override {
+    if (!paused_) {
+      paused_ = true;
+      char c;
+      if (write(g_paused, "p", 1) != 1 || read(g_resume, &c, 1) != 1) _exit(5);
+    }
+    return real_->Flush(addr, size);
+  }
+  absl::Status Drain() override { return real_->Drain(); }
+  absl::Status SyncLength() override { return real_->SyncLength(); }
+
+ private:
+  std::unique_ptr<internal::Persister> real_;
+  bool paused_ = false;
+};
+
+// A writable open's recovery writes leaves in place without their version
+// words; a follower must read none of them meanwhile. A writer killed
+// inside an unsynced run leaves its values in the pool, where the
+// follower reads them; the next writable open, paused inside its recovery
+// (which, on the same boot, keeps the run and writes the pool back; a
+// power failure would roll the run back), holds the follower's reads off:
+// they say Unavailable after a second. Once it has opened, the follower
+// reads the run's values, which the kill did not lose.
+TEST(FollowWriterTest, AFollowerReadsNoLeafWhileTheNextWriterRecoversThePoolInPlace) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  {
+    auto writer = OpenOrDie(path, SmallPool());
+    ASSERT_NE(writer, nullptr);
+    for (uint64_t k = 0; k < 100; ++k) ASSERT_TRUE(writer->Put({}, KeyOf(k), "durable").ok());
+  }
+  int up[2];
+  ASSERT_EQ(pipe(up), 0);
+  std::fflush(nullptr);
+  const pid_t killed = fork();
+  if (killed == 0) {
+    close(up[0]);
+    auto store = Store::Open(path, Options());
+    if (!store.ok()) _exit(1);
+    for (uint64_t k = 0; k < 100; ++k) {
+      if (!(*store)->Put({.sync = false}, KeyOf(k), "unsynced").ok()) _exit(2);
+    }
+    if (write(up[1], "w", 1) != 1) _exit(3);
+    pause();
+    _exit(0);
+  }
+  close(up[1]);
+  char c;
+  ASSERT_EQ(read(up[0], &c, 1), 1);
+  close(up[0]);
+  auto follower = OpenOrDie(path, Options{.read_only = true});
+  ASSERT_NE(follower, nullptr);
+  std::string value;
+  ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(7), &value).ok());
+  EXPECT_EQ(value, "unsynced");
+  kill(killed, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(killed, &status, 0), killed);
+  // What another process read of the run stays readable after the kill:
+  // the values are in the pool, and nothing has rolled them back yet.
+  ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(7), &value).ok());
+  EXPECT_EQ(value, "unsynced");
+
+  int paused[2], resume[2];
+  ASSERT_EQ(pipe(paused), 0);
+  ASSERT_EQ(pipe(resume), 0);
+  std::fflush(nullptr);
+  const pid_t recovering = fork();
+  if (recovering == 0) {
+    close(paused[0]);
+    close(resume[1]);
+    g_paused = paused[1];
+    g_resume = resume[0];
+    auto store = StoreImpl::OpenWith(path, Options(), &PausingPersister::Make);
+    if (!store.ok()) _exit(1);
+    if (!(*store)->Close().ok()) _exit(2);
+    _exit(0);
+  }
+  close(paused[1]);
+  close(resume[0]);
+  ASSERT_EQ(read(paused[0], &c, 1), 1) << "the writable open never flushed during its recovery";
+  const auto start = std::chrono::steady_clock::now();
+  const absl::Status during = follower->Get(ReadOptions(), KeyOf(7), &value);
+  EXPECT_TRUE(absl::IsUnavailable(during)) << during << " (read " << value << ")";
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  ASSERT_EQ(write(resume[1], "r", 1), 1);
+  ASSERT_EQ(waitpid(recovering, &status, 0), recovering);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  close(paused[0]);
+  close(resume[1]);
+  for (uint64_t k = 0; k < 100; ++k) {
+    ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(k), &value).ok()) << KeyOf(k);
+    EXPECT_EQ(value, "unsynced") << KeyOf(k);
+  }
 }
 
 }  // namespace

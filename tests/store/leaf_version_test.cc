@@ -1,5 +1,5 @@
 // A reader of another process copies leaves while the writer changes
-// them in place (format/leaf.h CopyStableLeaf over the leaf version word
+// them in place (format/leaf.h ReadStableLeaf over the leaf version word
 // and the commit being applied, share/change_ring.h), holding the space it
 // may reach with a pin (share/lock_region.h PinNewestPublished): every
 // leaf it is handed is one a commit left whole, its checksum right. Real
@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -133,6 +134,34 @@ TEST(LeafVersionTest, AReaderOfAnotherProcessIsHandedOnlyWholeLeavesWhileTheWrit
               static_cast<unsigned long long>(tally.leaves), static_cast<unsigned long long>(tally.retries));
   EXPECT_EQ(tally.torn, 0u) << "leaves handed out half changed";
   EXPECT_GE(tally.passes, 10u) << "the reader hardly ran: the test checks little";
+}
+
+// A version word a crash left ahead of the commits (105, where the pool
+// went back to 100) and the commit that later changes the leaf with that
+// very number: the stamp must still differ from the word a reader loaded
+// before the commit began, or the reader would take what it read during
+// the apply for a whole leaf. The writer's steps run inside the reader's
+// read, where a race would put them.
+TEST(LeafVersionTest, AStampOverAStaleWordOfTheSameCommitStillMakesTheReaderReadAgain) {
+  alignas(64) static char pool[4096];
+  const uint64_t offset = 0;
+  internal::LeafVersion(pool, offset).store(105, std::memory_order_relaxed);
+  uint64_t applying = 0;
+  const auto now_applying = [&] { return applying; };
+  const std::optional<uint64_t> read = internal::ReadStableLeaf(pool, offset, now_applying, [&] {
+    applying = 105;
+    auto word = internal::LeafVersion(pool, offset);
+    word.store(internal::NextVersionWord(word.load(std::memory_order_relaxed), 105), std::memory_order_relaxed);
+  });
+  EXPECT_FALSE(read.has_value()) << "a read across the apply of commit 105 was taken for a whole leaf";
+  // While the commit is applied the leaf reads as busy; once published,
+  // as changed by commit 105.
+  EXPECT_FALSE(internal::ReadStableLeaf(pool, offset, now_applying, [] {}).has_value());
+  applying = 0;
+  EXPECT_EQ(internal::ReadStableLeaf(pool, offset, now_applying, [] {}), std::optional<uint64_t>(105));
+  // A recovery marks every leaf busy, whatever its word.
+  applying = internal::kApplyingEveryLeaf;
+  EXPECT_FALSE(internal::ReadStableLeaf(pool, offset, now_applying, [] {}).has_value());
 }
 
 }  // namespace
