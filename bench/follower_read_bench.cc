@@ -1,17 +1,23 @@
 // Point reads of a read-only open that follows a writer of another
 // process (doc/STORE.md, "A writer and read-only opens in other
-// processes"), against the same reads in the writer's own process and in
-// an exclusive read-only open of another process, one run, the modes
-// alternating round by round:
+// processes"), against the same reads in the writer's own process, in
+// read-only opens of another process without a writer, and in LMDB doing
+// the same, one run, the modes alternating round by round:
 //
 //   writer's process   Get in the process that has the pool open for
 //                      writing (which writes nothing meanwhile)
-//   exclusive reader   Get in another process, Options{read_only,
-//                      exclusive}: leaves read in place, no writer may join
 //   follower, idle     Get in another process, Options{read_only}, beside
-//                      the writer's open: each leaf copied stable
+//                      the writer's open: each leaf read stable
 //   follower, busy     the same while the writer overwrites random keys,
 //                      unsynced, as fast as it can
+//   alone, shared      Get in another process, Options{read_only}, with
+//                      no writer open: the pool shared, no one to follow
+//   exclusive reader   the same with Options{read_only, exclusive}
+//   lmdb idle, busy    mdb_get in another process (MDB_RDONLY, a read
+//                      transaction renewed per Get) beside an LMDB writer
+//                      that is idle, or that overwrites random keys, one
+//                      write transaction each (MDB_WRITEMAP | MDB_NOSYNC),
+//                      as fast as it can
 //
 // Every key read is present (db_bench's readrandom: 16-byte keys, 100-byte
 // values).
@@ -31,6 +37,7 @@
 #include <vector>
 
 #include "bench/bench_support.h"
+#include "lmdb.h"
 #include "pmstore/store.h"
 
 namespace {
@@ -57,11 +64,11 @@ double ReadRandom(pmstore::Store& store, uint64_t keys, uint64_t reads, uint64_t
   return static_cast<double>(NowNs() - start) / static_cast<double>(reads);
 }
 
-// Runs `read` in a child process, which opens the pool with `options`;
-// `while_reading` runs here between the child's open and its end. The
-// child's ns per read.
-double InAnotherProcess(const std::string& path, const pmstore::Options& options,
-                        const std::function<double(pmstore::Store&)>& read_store,
+// Runs `read_in_child` in a child process: it opens what it reads, calls
+// `opened()`, reads and returns its ns per read. `while_reading` runs here
+// between the child's open and its end, given a descriptor that becomes
+// readable when the child is done. The child's ns per read.
+double InAnotherProcess(const std::function<double(const std::function<void()>& opened)>& read_in_child,
                         const std::function<void(int done_fd)>& while_reading) {
   int ready[2], result[2];
   if (pipe(ready) != 0 || pipe(result) != 0) Die("pipe failed");
@@ -70,18 +77,16 @@ double InAnotherProcess(const std::string& path, const pmstore::Options& options
   if (child == 0) {
     close(ready[0]);
     close(result[0]);
-    auto store = pmstore::Store::Open(path, options);
-    if (!store.ok()) Die(std::string(store.status().message()));
-    if (write(ready[1], "r", 1) != 1) _exit(1);
-    const double ns = read_store(**store);
-    (*store)->Close().IgnoreError();
+    const double ns = read_in_child([&] {
+      if (write(ready[1], "r", 1) != 1) _exit(1);
+    });
     if (write(result[1], &ns, sizeof(ns)) != sizeof(ns)) _exit(1);
     _exit(0);
   }
   close(ready[1]);
   close(result[1]);
   char c;
-  if (read(ready[0], &c, 1) != 1) Die("the reader did not open the pool");
+  if (read(ready[0], &c, 1) != 1) Die("the reader did not open its store");
   while_reading(result[0]);
   double ns = 0;
   if (::read(result[0], &ns, sizeof(ns)) != sizeof(ns)) Die("the reader failed");
@@ -91,6 +96,90 @@ double InAnotherProcess(const std::string& path, const pmstore::Options& options
   waitpid(child, &status, 0);
   return ns;
 }
+
+// Calls `write_some()` until `done_fd` is readable: a writer busy for as
+// long as the reader of another process reads.
+void WriteUntilDone(int done_fd, const std::function<void()>& write_some) {
+  for (;;) {
+    write_some();
+    struct timeval now = {0, 0};
+    fd_set ready;
+    FD_ZERO(&ready);
+    FD_SET(done_fd, &ready);
+    if (select(done_fd + 1, &ready, nullptr, nullptr, &now) > 0) return;
+  }
+}
+
+// LMDB as pmstore's bench drives it (pmstore/cli/kv_engines.cc): one
+// environment file, MDB_WRITEMAP and MDB_NOSYNC for the writer.
+class Lmdb {
+ public:
+  Lmdb(const std::string& path, bool read_only) {
+    const unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD |
+                           (read_only ? MDB_RDONLY : (MDB_WRITEMAP | MDB_NOSYNC | MDB_NOMETASYNC));
+    Check(mdb_env_create(&env_), "mdb_env_create");
+    Check(mdb_env_set_mapsize(env_, 8ull << 30), "mdb_env_set_mapsize");
+    Check(mdb_env_open(env_, path.c_str(), flags, 0644), "mdb_env_open");
+    MDB_txn* txn = nullptr;
+    Check(mdb_txn_begin(env_, nullptr, read_only ? MDB_RDONLY : 0, &txn), "mdb_txn_begin");
+    Check(mdb_dbi_open(txn, nullptr, 0, &dbi_), "mdb_dbi_open");
+    Check(mdb_txn_commit(txn), "mdb_txn_commit");
+  }
+  ~Lmdb() { mdb_env_close(env_); }
+  Lmdb(const Lmdb&) = delete;
+  Lmdb& operator=(const Lmdb&) = delete;
+
+  // Puts `count` keys from `first` in one write transaction.
+  void Fill(uint64_t first, uint64_t count, const std::string& value) {
+    MDB_txn* txn = nullptr;
+    Check(mdb_txn_begin(env_, nullptr, 0, &txn), "mdb_txn_begin");
+    for (uint64_t i = first; i < first + count; ++i) Put(txn, KeyOf(i), value);
+    Check(mdb_txn_commit(txn), "mdb_txn_commit");
+  }
+  // One write transaction.
+  void Overwrite(const std::string& key, const std::string& value) {
+    MDB_txn* txn = nullptr;
+    Check(mdb_txn_begin(env_, nullptr, 0, &txn), "mdb_txn_begin");
+    Put(txn, key, value);
+    Check(mdb_txn_commit(txn), "mdb_txn_commit");
+  }
+  // ns per mdb_get of `reads` random keys, each in the read transaction
+  // renewed for it (LMDB's advice for many short reads), the value copied
+  // out as pmstore's Get copies it.
+  double ReadRandom(uint64_t keys, uint64_t reads, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::string value;
+    MDB_txn* txn = nullptr;
+    Check(mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn), "mdb_txn_begin");
+    mdb_txn_reset(txn);
+    const int64_t start = NowNs();
+    for (uint64_t i = 0; i < reads; ++i) {
+      Check(mdb_txn_renew(txn), "mdb_txn_renew");
+      const std::string key = KeyOf(rng() % keys);
+      MDB_val k{key.size(), const_cast<char*>(key.data())};
+      MDB_val v;
+      if (mdb_get(txn, dbi_, &k, &v) != 0) Die("a key was missing from LMDB");
+      value.assign(static_cast<const char*>(v.mv_data), v.mv_size);
+      mdb_txn_reset(txn);
+    }
+    const int64_t end = NowNs();
+    mdb_txn_abort(txn);
+    return static_cast<double>(end - start) / static_cast<double>(reads);
+  }
+
+ private:
+  static void Check(int rc, const char* call) {
+    if (rc != 0) Die(std::string(call) + ": " + mdb_strerror(rc));
+  }
+  void Put(MDB_txn* txn, const std::string& key, const std::string& value) {
+    MDB_val k{key.size(), const_cast<char*>(key.data())};
+    MDB_val v{value.size(), const_cast<char*>(value.data())};
+    Check(mdb_put(txn, dbi_, &k, &v, 0), "mdb_put");
+  }
+
+  MDB_env* env_ = nullptr;
+  MDB_dbi dbi_ = 0;
+};
 
 uint64_t Flag(int argc, char** argv, const std::string& name, uint64_t fallback) {
   for (int i = 1; i < argc; ++i) {
@@ -107,8 +196,10 @@ std::string Dir(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::printf(
           "follower_read_bench [--dir=DIR] [--keys=N] [--reads=N] [--rounds=N]\n"
-          "Gets of a read-only open that follows a writer of another process, against the writer's own process\n"
-          "and an exclusive read-only open, on a pool in DIR (default /mnt/huge, a tmpfs mounted huge=always).\n");
+          "Gets of a read-only open that follows a writer of another process, idle or overwriting, against the\n"
+          "writer's own process, read-only opens with no writer (shared and exclusive), and LMDB readers beside\n"
+          "an LMDB writer, idle or overwriting; pool and environment in DIR (default /mnt/huge, a tmpfs mounted\n"
+          "huge=always). Prints the ratios against the targets of doc/STORE.md.\n");
       std::exit(0);
     }
   }
@@ -134,48 +225,84 @@ int main(int argc, char** argv) {
     if (!writer->Put({.sync = false}, KeyOf(i), value).ok()) Die("fill failed");
   }
   if (!writer->Sync().ok()) Die("sync failed");
-  const auto reader = [&](uint64_t seed) {
-    return [=](pmstore::Store& store) { return ReadRandom(store, keys, reads, seed); };
+  const std::string lmdb_path = dir + "/follower_read_bench.mdb";
+  unlink(lmdb_path.c_str());
+  unlink((lmdb_path + "-lock").c_str());
+  auto lmdb_writer = std::make_unique<Lmdb>(lmdb_path, false);
+  std::printf("filling %llu keys in %s\n", static_cast<unsigned long long>(keys), lmdb_path.c_str());
+  for (uint64_t first = 0; first < keys; first += 10000)
+    lmdb_writer->Fill(first, std::min<uint64_t>(10000, keys - first), value);
+
+  // A reader of another process that opens `path` with `options`.
+  const auto pmstore_reader = [&](const pmstore::Options& options, uint64_t seed) {
+    return [=, &path](const std::function<void()>& ready) {
+      auto store = pmstore::Store::Open(path, options);
+      if (!store.ok()) Die(std::string(store.status().message()));
+      ready();
+      const double ns = ReadRandom(**store, keys, reads, seed);
+      (*store)->Close().IgnoreError();
+      return ns;
+    };
+  };
+  const auto lmdb_reader = [&](uint64_t seed) {
+    return [=, &lmdb_path](const std::function<void()>& ready) {
+      Lmdb store(lmdb_path, true);
+      ready();
+      return store.ReadRandom(keys, reads, seed);
+    };
   };
   const auto idle = [](int) {};
-  std::vector<double> own, exclusive, follower_idle, follower_busy;
-  uint64_t overwrites = 0;
+  const pmstore::Options follow{.read_only = true};
+  std::vector<double> own, follower_idle, follower_busy, alone, exclusive, lmdb_idle, lmdb_busy;
+  uint64_t overwrites = 0, lmdb_overwrites = 0;
   for (int round = 0; round < rounds; ++round) {
     own.push_back(ReadRandom(*writer, keys, reads, round));
-    follower_idle.push_back(InAnotherProcess(path, {.read_only = true}, reader(round), idle));
-    follower_busy.push_back(InAnotherProcess(path, {.read_only = true}, reader(round), [&](int done) {
-      // Overwrites until the reader's result is ready to be read.
-      std::mt19937_64 rng(round);
-      struct timeval now = {0, 0};
-      for (;;) {
+    follower_idle.push_back(InAnotherProcess(pmstore_reader(follow, round), idle));
+    std::mt19937_64 rng(round);
+    follower_busy.push_back(InAnotherProcess(pmstore_reader(follow, round), [&](int done) {
+      WriteUntilDone(done, [&] {
         for (int i = 0; i < 256; ++i, ++overwrites) {
           if (!writer->Put({.sync = false}, KeyOf(rng() % keys), value).ok()) Die("overwrite failed");
         }
-        fd_set ready;
-        FD_ZERO(&ready);
-        FD_SET(done, &ready);
-        if (select(done + 1, &ready, nullptr, nullptr, &now) > 0) break;
-      }
+      });
+    }));
+    lmdb_idle.push_back(InAnotherProcess(lmdb_reader(round), idle));
+    lmdb_busy.push_back(InAnotherProcess(lmdb_reader(round), [&](int done) {
+      WriteUntilDone(done, [&] {
+        for (int i = 0; i < 256; ++i, ++lmdb_overwrites) lmdb_writer->Overwrite(KeyOf(rng() % keys), value);
+      });
     }));
     if (!writer->Close().ok()) Die("close failed");
-    exclusive.push_back(InAnotherProcess(path, {.read_only = true, .exclusive = true}, reader(round), idle));
+    alone.push_back(InAnotherProcess(pmstore_reader(follow, round), idle));
+    exclusive.push_back(InAnotherProcess(pmstore_reader({.read_only = true, .exclusive = true}, round), idle));
     opened = pmstore::Store::Open(path, pmstore::Options());
     if (!opened.ok()) Die(std::string(opened.status().message()));
     writer = std::move(*opened);
     std::printf(
-        "round %d: ns per Get: writer's process %.0f, exclusive reader %.0f, follower idle %.0f, "
-        "follower busy %.0f\n",
-        round + 1, own.back(), exclusive.back(), follower_idle.back(), follower_busy.back());
+        "round %d: ns per Get: writer's process %.0f, follower idle %.0f, follower busy %.0f, alone shared %.0f, "
+        "exclusive reader %.0f, lmdb idle %.0f, lmdb busy %.0f\n",
+        round + 1, own.back(), follower_idle.back(), follower_busy.back(), alone.back(), exclusive.back(),
+        lmdb_idle.back(), lmdb_busy.back());
   }
   const double base = Median(own);
   std::printf(
-      "medians, ns per Get (%llu keys, %llu reads a run, %d rounds): writer's process %.0f, "
-      "exclusive reader %.0f (%.2fx), follower idle %.0f (%.2fx), follower busy %.0f (%.2fx; the writer "
-      "made %llu overwrites meanwhile)\n",
-      static_cast<unsigned long long>(keys), static_cast<unsigned long long>(reads), rounds, base, Median(exclusive),
-      base / Median(exclusive), Median(follower_idle), base / Median(follower_idle), Median(follower_busy),
-      base / Median(follower_busy), static_cast<unsigned long long>(overwrites));
+      "medians, ns per Get (%llu keys, %llu reads a run, %d rounds): writer's process %.0f; follower idle %.0f "
+      "(%.2fx the writer's process), busy %.0f (%.2fx; the writer made %llu overwrites meanwhile); alone on the "
+      "shared pool %.0f, exclusive reader %.0f\n",
+      static_cast<unsigned long long>(keys), static_cast<unsigned long long>(reads), rounds, base,
+      Median(follower_idle), base / Median(follower_idle), Median(follower_busy), base / Median(follower_busy),
+      static_cast<unsigned long long>(overwrites), Median(alone), Median(exclusive));
+  std::printf("lmdb: reader beside an idle writer %.0f, beside a busy one %.0f (%llu overwrites meanwhile)\n",
+              Median(lmdb_idle), Median(lmdb_busy), static_cast<unsigned long long>(lmdb_overwrites));
+  std::printf(
+      "targets: follower beside a busy writer %.2fx lmdb beside a busy writer (target >= 2x); beside an idle "
+      "one %.2fx lmdb's; alone on a shared pool %.2fx an exclusive open (target >= 0.95x)\n",
+      Median(lmdb_busy) / Median(follower_busy), Median(lmdb_idle) / Median(follower_idle),
+      Median(exclusive) / Median(alone));
   writer->Close().IgnoreError();
+  lmdb_writer.reset();
   pmstore::Store::Destroy(path).IgnoreError();
+  unlink(lmdb_path.c_str());
+  unlink((lmdb_path + "-lock").c_str());
   return 0;
 }
