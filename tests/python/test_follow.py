@@ -8,16 +8,21 @@ import sys
 import pmstore
 
 KEYS = 200
+WORKERS = 3
 _store = None  # each worker's read-only open
+_all_read = None  # a barrier: each round's reads, one in every worker
 
 
-def _open_read_only(path):
-    global _store
+def _open_read_only(path, barrier):
+    global _store, _all_read
     _store = pmstore.Store(path, read_only=True)
+    _all_read = barrier
 
 
 def _read_all(_):
-    """Every key's value in this worker, and its pid."""
+    """Every key's value in this worker, and its pid. Every worker takes
+    one of a round's tasks: each waits here for the others."""
+    _all_read.wait(timeout=30)
     return os.getpid(), [_store.get(b"k%03d" % i) for i in range(KEYS)]
 
 
@@ -38,12 +43,13 @@ def test_a_pool_of_reader_processes_sees_each_commit_of_the_writer(pool, small):
     context = multiprocessing.get_context("spawn")
     with pmstore.Store(pool, **small) as writer:
         _write_round(writer, 0)
-        with context.Pool(3, initializer=_open_read_only, initargs=(pool,)) as readers:
-            pids = set()
+        barrier = context.Barrier(WORKERS)
+        with context.Pool(WORKERS, initializer=_open_read_only, initargs=(pool, barrier)) as readers:
             for version in range(1, 30):
                 _write_round(writer, version)
-                for pid, values in readers.map(_read_all, range(6)):
+                pids = set()
+                for pid, values in readers.map(_read_all, range(WORKERS), chunksize=1):
                     pids.add(pid)
                     assert values == [b"v%d" % version] * KEYS, (version, pid)
-            assert len(pids) > 1, "the reads were to spread over several processes"
+                assert len(pids) == WORKERS, "each worker was to read once a round"
             assert pmstore.readers(pool)[0]["writable"]
