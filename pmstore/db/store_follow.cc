@@ -151,8 +151,25 @@ void StoreImpl::LoadWritersSpace() {
   space_loaded_.store(true, std::memory_order_release);
 }
 
-absl::Status StoreImpl::ReadFollowing(const ReadOptions& options, std::string_view key,
+absl::Status StoreImpl::ReadFollowing(const ReadOptions& options, std::string_view key, bool take_pins,
                                       const std::function<void(std::string_view value, uint64_t seen)>& take) {
+  // The quiet path: while no writer applies a commit (an idle writer, or
+  // none), a read of the newest commit needs neither a pin nor a stable
+  // leaf read: it reads in place, as the writer's process does, and keeps
+  // what it read when the pool was quiet before and after (the value is
+  // copied by then). A `take` that pins its value (PinnedValue) takes the
+  // pinned path, which it must not enter twice.
+  if (options.snapshot == nullptr && !take_pins) {
+    internal::SharedGuard lock(&mu_);
+    if (closed_) return ClosedError();
+    if (!Behind() && change_ring_->Quiet(followed_)) {
+      const uint64_t record = index_.LookupQuiet(key);
+      internal::RecordView view;
+      const absl::Status status = ReadValue(options, record, &view);
+      if (status.ok()) take(view.value, SeenSeq(options));
+      if (change_ring_->StillQuiet(followed_)) return status;
+    }
+  }
   for (int damaged = 0;;) {
     PMSTORE_RETURN_IF_ERROR(CatchUp());
     internal::SharedGuard lock(&mu_);

@@ -188,9 +188,10 @@ class StoreImpl final : public Store {
   // MultiGet's lookups, a chunk of keys per turn of the read lock:
   // statuses[i] for keys[i], and take(i, value, seen_seq) under the lock
   // for each key found (seen_seq: the last commit it could see, for a pin).
+  // `take_pins` as ReadFollowing's.
   template <typename Take>
   void MultiGetWith(const ReadOptions& options, size_t count, const std::string_view* keys, absl::Status* statuses,
-                    Take take);
+                    bool take_pins, Take take);
 
   StoreImpl(std::unique_ptr<internal::Pool> pool, std::unique_ptr<internal::Persister> persister, bool sync,
             env::Env* env);
@@ -224,9 +225,11 @@ class StoreImpl final : public Store {
   // bitmaps loaded as they are now, which the writer's process owns.
   void LoadWritersSpace() ABSL_LOCKS_EXCLUDED(write_mu_, mu_);
   // A follower's point read of `key` as `options` sees it: `take` gets
-  // the value, and the commit it was read at (for a pin of its own), while
-  // the read's pin holds the value's space; NotFound when it is absent.
-  absl::Status ReadFollowing(const ReadOptions& options, std::string_view key,
+  // the value, and the commit it was read at, while the read's pin (or a
+  // quiet pool) holds the value's space; NotFound when it is absent.
+  // `take_pins`: take pins the value for later use (then it is called
+  // once); else it copies it, and may be called again for a read retried.
+  absl::Status ReadFollowing(const ReadOptions& options, std::string_view key, bool take_pins,
                              const std::function<void(std::string_view value, uint64_t seen)>& take)
       ABSL_LOCKS_EXCLUDED(write_mu_, mu_);
 

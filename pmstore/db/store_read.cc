@@ -3,9 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/status_macros.h"
-#include "pmstore/mapping/verify.h"
-#include "pmstore/format/record.h"
 #include "pmstore/db/store_impl.h"
+#include "pmstore/format/record.h"
+#include "pmstore/mapping/verify.h"
 
 namespace pmstore {
 namespace {
@@ -21,8 +21,8 @@ absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, i
   // inline (a message would cost an allocation per miss).
   if (record == 0) return absl::NotFoundError("");
   if (record == internal::LeafIndex::kDamagedLeaf) {
-    return absl::DataLossError(
-        absl::StrCat(pool_->path, ": checksum failure in the index leaf that would hold the key (pmstore check names it)"));
+    return absl::DataLossError(absl::StrCat(
+        pool_->path, ": checksum failure in the index leaf that would hold the key (pmstore check names it)"));
   }
   if (!internal::ReadRecord(base_, pool_->length(), record, view)) return Damaged(pool_->path, record);
   if (options.verify_checksums && !internal::RecordIsIntact(base_, pool_->length(), record)) {
@@ -34,7 +34,8 @@ absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, i
 absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
   if (Forked()) return ForkedError();
   if (following_) {
-    return ReadFollowing(options, key, [&](std::string_view found, uint64_t) { value->assign(found); });
+    return ReadFollowing(options, key, /*take_pins=*/false,
+                         [&](std::string_view found, uint64_t) { value->assign(found); });
   }
   internal::SharedGuard lock(&mu_);
   if (closed_) return ClosedError();
@@ -49,7 +50,7 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, Pi
   pinned->Reset();
   if (Forked()) return ForkedError();
   if (following_) {
-    return ReadFollowing(options, key, [&](std::string_view found, uint64_t seen) {
+    return ReadFollowing(options, key, /*take_pins=*/true, [&](std::string_view found, uint64_t seen) {
       pinned->pin_id_ = pins_.Pin(seen);
       pinned->registry_ = &pins_;
       pinned->value_ = found;
@@ -73,7 +74,7 @@ absl::Status StoreImpl::Get(const ReadOptions& options, std::string_view key, Pi
 
 template <typename Take>
 void StoreImpl::MultiGetWith(const ReadOptions& options, size_t count, const std::string_view* keys,
-                             absl::Status* statuses, Take take) {
+                             absl::Status* statuses, bool take_pins, Take take) {
   // The read lock is taken per chunk, so that a large batch keeps a
   // writer waiting no longer than a few Gets would.
   constexpr size_t kChunk = internal::LeafIndex::kMultiLookupChunk;
@@ -89,11 +90,11 @@ void StoreImpl::MultiGetWith(const ReadOptions& options, size_t count, const std
     }
   }
   if (following_) {
-    // A key at a time: each read copies its leaf, and follows the writer
+    // A key at a time: each read checks its leaf, and follows the writer
     // when it changed.
     for (size_t i = 0; i < count; ++i) {
-      statuses[i] =
-          ReadFollowing(options, keys[i], [&](std::string_view value, uint64_t seen) { take(i, value, seen); });
+      statuses[i] = ReadFollowing(options, keys[i], take_pins,
+                                  [&](std::string_view value, uint64_t seen) { take(i, value, seen); });
     }
     return;
   }
@@ -125,7 +126,7 @@ std::vector<absl::Status> StoreImpl::MultiGet(const ReadOptions& options, std::s
   std::vector<absl::Status> statuses(keys.size());
   values->resize(keys.size());
   for (std::string& value : *values) value.clear();
-  MultiGetWith(options, keys.size(), keys.data(), statuses.data(),
+  MultiGetWith(options, keys.size(), keys.data(), statuses.data(), /*take_pins=*/false,
                [&](size_t i, std::string_view value, uint64_t) { (*values)[i].assign(value.data(), value.size()); });
   return statuses;
 }
@@ -133,18 +134,20 @@ std::vector<absl::Status> StoreImpl::MultiGet(const ReadOptions& options, std::s
 void StoreImpl::MultiGet(const ReadOptions& options, size_t count, const std::string_view* keys, PinnedValue* values,
                          absl::Status* statuses) {
   for (size_t i = 0; i < count; ++i) values[i].Reset();
-  MultiGetWith(options, count, keys, statuses, [&](size_t i, std::string_view value, uint64_t seen_seq) {
-    // As in Get: pinned before the read lock lets a writer free the record.
-    values[i].pin_id_ = pins_.Pin(seen_seq);
-    values[i].registry_ = &pins_;
-    values[i].value_ = value;
-  });
+  MultiGetWith(options, count, keys, statuses, /*take_pins=*/true,
+               [&](size_t i, std::string_view value, uint64_t seen_seq) {
+                 // As in Get: pinned before the read lock lets a writer free the record.
+                 values[i].pin_id_ = pins_.Pin(seen_seq);
+                 values[i].registry_ = &pins_;
+                 values[i].value_ = value;
+               });
 }
 
 absl::StatusOr<bool> StoreImpl::Contains(std::string_view key) {
   if (Forked()) return ForkedError();
   if (following_) {
-    const absl::Status status = ReadFollowing(ReadOptions(), key, [](std::string_view, uint64_t) {});
+    const absl::Status status =
+        ReadFollowing(ReadOptions(), key, /*take_pins=*/false, [](std::string_view, uint64_t) {});
     if (absl::IsNotFound(status)) return false;
     if (!status.ok()) return status;
     return true;
@@ -266,9 +269,15 @@ Stats StoreImpl::GetStats() {
   stats.fragmentation =
       usage.free_bytes == 0 ? 0 : static_cast<double>(usage.free_in_partial_chunks) / usage.free_bytes;
   switch (pool_->mapping->granularity()) {
-    case mapping::Granularity::kByte: stats.granularity = Granularity::kByte; break;
-    case mapping::Granularity::kCacheLine: stats.granularity = Granularity::kCacheLine; break;
-    case mapping::Granularity::kPage: stats.granularity = Granularity::kPage; break;
+    case mapping::Granularity::kByte:
+      stats.granularity = Granularity::kByte;
+      break;
+    case mapping::Granularity::kCacheLine:
+      stats.granularity = Granularity::kCacheLine;
+      break;
+    case mapping::Granularity::kPage:
+      stats.granularity = Granularity::kPage;
+      break;
   }
   stats.dax = pool_->mapping->dax();
   stats.device_dax_align = pool_->device_align;

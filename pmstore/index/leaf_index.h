@@ -130,6 +130,11 @@ class LeafIndex {
   // Lookup for a follower: the record, 0, kDamagedLeaf, kLeafChanged or
   // kLeafStuck.
   uint64_t LookupFollowing(std::string_view key, const Following& following) const;
+  // Lookup for a follower that found the pool quiet (ChangeRing::Quiet):
+  // the leaf read in place with no version check, every read in bounds
+  // whatever it finds; the record, 0 or kDamagedLeaf, which the caller
+  // uses only if the pool is still quiet after.
+  uint64_t LookupQuiet(std::string_view key) const;
   // ScanFrom and ScanBackFrom for a follower: Aborted when the scan
   // reaches a leaf a commit after `seen` changed (a snapshot older than
   // the pool's state there), Unavailable when it is stuck mid-commit.
@@ -203,6 +208,10 @@ class LeafIndex {
   // ReadStableLeaf), waited for while the leaf is busy (Following).
   template <typename Read>
   Copied ReadStable(uint64_t offset, const Following& following, const Read& read) const;
+  // The record of `key` in `leaf`, a leaf of the pool that a writer of
+  // another process may be changing: 0 when absent; reads in bounds
+  // whatever the leaf holds (the caller validates what it found).
+  uint64_t FindInPlace(const Leaf& leaf, std::string_view key, uint64_t hash) const;
   // A follower's copy of the leaf at `offset`, checked (Following).
   Copied CopyLeaf(uint64_t offset, const Following& following, Leaf* copy) const;
   // What a follower's read reports for a copy that is not stable (OK for

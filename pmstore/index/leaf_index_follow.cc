@@ -68,6 +68,20 @@ absl::Status LeafIndex::FollowingFault(Copied copied, uint64_t offset, const Fol
   return absl::InternalError("unknown leaf copy outcome");
 }
 
+uint64_t LeafIndex::FindInPlace(const Leaf& leaf, std::string_view key, uint64_t hash) const {
+  const int pos = Find(leaf.header, leaf, key, FingerprintOf(hash));
+  const uint8_t slot = pos >= 0 ? leaf.header.perm[pos] : kLeafSlots;
+  return slot < kLeafSlots ? leaf.slots[slot].record : 0;
+}
+
+uint64_t LeafIndex::LookupQuiet(std::string_view key) const {
+  const uint64_t offset = separators_.Floor(key)->second;
+  if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return kDamagedLeaf;
+  const uint64_t hash = KeyHash(key);
+  PrefetchForKey(offset, hash);
+  return FindInPlace(*LeafAt(offset), key, hash);
+}
+
 uint64_t LeafIndex::LookupFollowing(std::string_view key, const Following& following) const {
   const uint64_t offset = separators_.Floor(key)->second;
   if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return kDamagedLeaf;
@@ -80,13 +94,8 @@ uint64_t LeafIndex::LookupFollowing(std::string_view key, const Following& follo
   // writer checked every leaf, and the leaves the writer changed since are
   // what its own process trusts (a recovery's in-place writes read as
   // busy, format/leaf.h kApplyingEveryLeaf).
-  const Leaf& leaf = *LeafAt(offset);
   uint64_t record = 0;
-  const Copied read = ReadStable(offset, following, [&] {
-    const int pos = Find(leaf.header, leaf, key, FingerprintOf(hash));
-    const uint8_t slot = pos >= 0 ? leaf.header.perm[pos] : kLeafSlots;
-    record = slot < kLeafSlots ? leaf.slots[slot].record : 0;
-  });
+  const Copied read = ReadStable(offset, following, [&] { record = FindInPlace(*LeafAt(offset), key, hash); });
   switch (read) {
     case Copied::kStable:
       return record;

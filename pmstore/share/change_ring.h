@@ -91,6 +91,15 @@ class ChangeRing {
   // The commit a writer is applying in place now, 0 when none. Acquire
   // order.
   uint64_t applying() const;
+  // Whether `commit` is the newest published and no writer is applying
+  // one. A reader that finds the pool Quiet before it reads in place, and
+  // StillQuiet after, read what `commit` left: a writer announces every
+  // change to what a published commit can reach (BeginApplying) before
+  // it makes it, and a recovery too (format/leaf.h kApplyingEveryLeaf).
+  bool Quiet(std::optional<uint64_t> commit) const;
+  // Quiet after the caller's reads since (an acquire fence first: a
+  // write of a commit's apply that they saw makes its announcement seen).
+  bool StillQuiet(std::optional<uint64_t> commit) const;
   // A cursor after every change published so far: a reader that takes it
   // before it reads the pool misses no later change.
   Cursor Now() const;
