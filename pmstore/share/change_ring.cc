@@ -118,9 +118,7 @@ std::optional<uint64_t> ChangeRing::published() const {
   return word == 0 ? std::nullopt : std::optional<uint64_t>(word - 1);
 }
 
-bool ChangeRing::Quiet(std::optional<uint64_t> commit) const {
-  return applying() == 0 && published() == commit;
-}
+bool ChangeRing::Quiet(std::optional<uint64_t> commit) const { return applying() == 0 && published() == commit; }
 
 bool ChangeRing::StillQuiet(std::optional<uint64_t> commit) const {
   std::atomic_thread_fence(std::memory_order_acquire);
