@@ -9,7 +9,6 @@
 #include <set>
 #include <vector>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "pmstore/db/store_impl.h"
 #include "pmstore/format/record.h"
@@ -306,19 +305,29 @@ CheckReport StoreImpl::CheckNow() {
     report.problems.push_back(std::string(ForkedError().message()));
     return report;
   }
-  // A follower checks only while no writer can change the pool under the
-  // check, which would report the writer's commits in flight as damage.
-  if (following_ && !pool_->lock.HoldOffWriters(env_, pool_->file->fd())) {
-    report.problems.push_back(
-        absl::StrCat(path_,
-                     ": not checked: a process has the pool open for writing, and this read-only open cannot check it "
-                     "while it changes; Store::Check (pmstore check) opens it alone once the writer is gone"));
-    return report;
+  // A follower checks one commit: it holds the writers' turn, which a
+  // writer takes for each commit (and to recover the pool at its open),
+  // for as long as it checks, then checks what the newest commit left.
+  // Readers go on meanwhile; a writer's next commit waits.
+  std::optional<internal::TurnHeld> turn;
+  if (following_) {
+    turn.emplace(region_turn());
+    if (!turn->status().ok()) {
+      report.problems.push_back(absl::StrCat(path_, ": not checked: ", turn->status().message()));
+      return report;
+    }
+    if (turn->holder_died() || change_ring_->applying() != 0) {
+      // Nothing here to recover: the next writable open does (and takes
+      // the turn, given back as a holder's that recovered).
+      turn->Recovered();
+      report.problems.push_back(
+          absl::StrCat(path_,
+                       ": not checked: the process writing the pool died inside a commit, which the next writable "
+                       "open recovers (pmstore readers lists the processes that have the pool open)"));
+      return report;
+    }
   }
-  absl::Cleanup admit_writers = [this] {
-    if (following_) pool_->lock.AdmitWriters(env_, pool_->file->fd(), path_).IgnoreError();
-  };
-  // At the last commit, which no writer changes now.
+  // At the newest commit, which no writer changes now.
   if (following_) LoadWritersSpace();
   EnsureSpaceLoaded();
   internal::SharedGuard lock(&mu_);
@@ -334,11 +343,11 @@ CheckReport StoreImpl::CheckNow() {
 
 absl::StatusOr<CheckReport> Store::Check(const std::string& path) {
   // Read-only: a check leaves the pool as it found it, and a pool a crash
-  // left mid-commit is checked as recovery would leave it.
+  // left mid-commit is checked as recovery would leave it. Shared: a pool
+  // another process writes is checked at one commit (CheckNow).
   // A pool on device DAX is mapped without write permission: one left to
   // recover is opened for writing instead, and recovered in place.
-  auto store =
-      StoreImpl::OpenWith(path, Options{.read_only = true, .exclusive = true}, &internal::MakeMappingPersister);
+  auto store = StoreImpl::OpenWith(path, Options{.read_only = true}, &internal::MakeMappingPersister);
   struct stat st;
   if (absl::IsFailedPrecondition(store.status()) && stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) {
     store = StoreImpl::OpenWith(path, Options{.exclusive = true}, &internal::MakeMappingPersister);

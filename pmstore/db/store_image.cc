@@ -35,6 +35,10 @@ absl::Status StoreImpl::DropSeparatorImage() {
 }
 
 absl::Status StoreImpl::WriteSeparatorImage() {
+  // A commit: taken in turns with other processes' checks (WriteTogether).
+  internal::TurnHeld turn(region_turn());
+  PMSTORE_RETURN_IF_ERROR(internal::WithPath(turn.status(), path_));
+  if (turn.holder_died()) turn.Recovered();
   internal::ExclusiveGuard lock(&mu_);
   // Opened from the image and nothing written since: it is still current.
   if (index_.on_image()) return absl::OkStatus();

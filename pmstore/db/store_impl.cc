@@ -77,6 +77,9 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
   if (slot.ok()) {
     store->reader_slot_ = std::move(*slot);
     store->change_ring_.emplace(store->reader_slot_->change_ring());
+    if (lock_kind == internal::LockKind::kWriter || lock_kind == internal::LockKind::kReader) {
+      store->region_turn_.emplace(store->reader_slot_->cross_process_turn());
+    }
   } else if (lock_kind == internal::LockKind::kWriter) {
     PMSTORE_RETURN_IF_ERROR(opened.lock.ShutOutReaders(env, opened.file->fd(), path));
   } else if (lock_kind == internal::LockKind::kReader && opened.lock.writer_present()) {
@@ -91,6 +94,13 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
   // commit into its private mapping (which would no longer follow the
   // file where recovery wrote it).
   store->following_ = lock_kind == internal::LockKind::kReader && store->change_ring_.has_value();
+  // A writer recovers the pool and publishes what it found holding the
+  // writers' turn: a check of another process sees no recovery half done.
+  std::optional<internal::TurnHeld> turn;
+  if (!options.read_only) {
+    turn.emplace(store->region_turn());
+    PMSTORE_RETURN_IF_ERROR(turn->status());
+  }
   bool in_memory = false;
   PMSTORE_RETURN_IF_ERROR(internal::WithPath(store->Recover(&in_memory), path));
   if (store->following_ && in_memory) {
@@ -112,6 +122,10 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
       store->change_ring_->Publish(store->committer_.last_seq());
     }
   }
+  // Whoever held the turn and died (a writer inside a commit, or a check),
+  // this open recovered the pool from it.
+  if (turn.has_value() && turn->holder_died()) turn->Recovered();
+  turn.reset();
   store->closed_ = false;
   return store;
 }

@@ -328,6 +328,13 @@ class StoreImpl final : public Store {
   // publishes its commits there, a follower reads them. Empty without
   // reader_slot_, and for a read-only open that follows no writer.
   std::optional<internal::ChangeRing> change_ring_;
+  // The pool's writer turn across processes (share/cross_process_turn.h),
+  // for an open that shares the pool through the region: a writer holds it
+  // while it recovers the pool and for each commit, a follower's check
+  // for as long as it checks, so that the check sees one commit. Empty
+  // for an exclusive open (nobody to take turns with).
+  std::optional<internal::CrossProcessTurn> region_turn_;
+  internal::CrossProcessTurn* region_turn() { return region_turn_.has_value() ? &*region_turn_ : nullptr; }
   // A read-only open that shares the pool with writers (set by OpenWith).
   bool following_ = false;
   // What a follower has followed: the ring's newest published commit and

@@ -121,6 +121,13 @@ absl::Status StoreImpl::WriteInGroup(const Ops& ops) {
 
 absl::Status StoreImpl::WriteTogether(bool sync, const Ops* writes, size_t count) {
   PMSTORE_RETURN_IF_ERROR(Writable());
+  // The writers' turn across processes: a check of another process holds
+  // it while it checks, and no commit changes the pool under the check.
+  internal::TurnHeld turn(region_turn());
+  PMSTORE_RETURN_IF_ERROR(internal::WithPath(turn.status(), path_));
+  // Its holder died: a check (nothing to recover), or the writer before
+  // this open, whose commit this open's recovery settled.
+  if (turn.holder_died()) turn.Recovered();
   internal::ExclusiveGuard lock(&mu_);
   LoadSpace();
   for (int attempt = 0;; ++attempt) {

@@ -179,11 +179,6 @@ int TakeByte(env::Env* env, int fd, off_t byte, short type, std::optional<std::s
 
 }  // namespace
 
-bool PoolLock::HoldOffWriters(env::Env* env, int fd) {
-  struct flock lock = Range(F_RDLCK, kWriterByte, 1);
-  return env->Lock(fd, F_OFD_SETLK, &lock) == 0;
-}
-
 absl::Status PoolLock::ShutOutReaders(env::Env* env, int fd, const std::string& path) {
   std::optional<std::string> conflict;
   const int err = TakeByte(env, fd, kOpenByte, F_WRLCK, &conflict);

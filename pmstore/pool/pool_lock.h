@@ -68,11 +68,6 @@ class PoolLock {
   // mapping, which it may only do alone. Drops its read lock on the
   // writer byte, on the descriptor it was locked through.
   absl::Status AdmitWriters(env::Env* env, int fd, const std::string& path);
-  // A kReader open takes its read lock on the writer byte again, for as
-  // long as the pool must hold still (a check), until AdmitWriters. False
-  // when a writer holds the pool (or one is about to: a writable open
-  // waits for the byte up to a second).
-  bool HoldOffWriters(env::Env* env, int fd);
   // A kWriter open that cannot publish its commits (no lock region) makes
   // itself kExclusive: read-only opens could not follow it.
   // FailedPrecondition naming a holder when one is open already.

@@ -66,4 +66,40 @@ class CrossProcessTurn {
   std::string path_;
 };
 
+// Holds a CrossProcessTurn for a scope, when there is one (null: none to
+// take): taken by the constructor, given back by the destructor.
+class TurnHeld {
+ public:
+  explicit TurnHeld(CrossProcessTurn* turn) : turn_(turn) {
+    if (turn_ == nullptr) return;
+    absl::StatusOr<CrossProcessTurn::Taken> taken = turn_->Take();
+    if (!taken.ok()) {
+      status_ = taken.status();
+      turn_ = nullptr;
+      return;
+    }
+    holder_died_ = *taken == CrossProcessTurn::Taken::kHolderDied;
+  }
+  ~TurnHeld() {
+    if (turn_ != nullptr) turn_->Give();
+  }
+  TurnHeld(const TurnHeld&) = delete;
+  TurnHeld& operator=(const TurnHeld&) = delete;
+
+  // OK when the turn is held (or there was none); else why not.
+  const absl::Status& status() const { return status_; }
+  // Whether the holder before died holding the turn.
+  bool holder_died() const { return holder_died_; }
+  // CrossProcessTurn::Recovered.
+  void Recovered() {
+    if (turn_ != nullptr) turn_->Recovered();
+    holder_died_ = false;
+  }
+
+ private:
+  CrossProcessTurn* turn_;
+  absl::Status status_;
+  bool holder_died_ = false;
+};
+
 }  // namespace pmstore::internal

@@ -26,6 +26,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "pmstore/db/store_impl.h"
@@ -649,6 +650,61 @@ TEST(FollowWriterTest, ALeafLeftMidCommitByADeadWriterIsUnavailableUntilTheNextW
             "OK");
   ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(0), &value).ok());
   EXPECT_EQ(value, "after");
+}
+
+// Checks of a pool another process writes: each holds the writers' turn
+// and checks the commit it found, while the writer's commits split and
+// empty leaves and move separators; none may report the writer's commit
+// in flight as damage.
+TEST(FollowWriterTest, ChecksOfAPoolAnotherProcessWritesEachCheckOneCommit) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  {
+    auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(FillGroups(*writer));
+  }
+  Child writer([&](int in, int out) -> std::string {
+    auto store = Store::Open(path, Options());
+    if (!store.ok()) return store.status().ToString();
+    if (!WriteByte(out)) return "the parent is gone";
+    std::mt19937_64 rng(5);
+    uint64_t commits = 0;
+    for (uint64_t version = 2;; ++version, ++commits) {
+      pollfd stop = {in, POLLIN, 0};
+      if (poll(&stop, 1, 0) > 0) break;
+      const absl::Status written = (*store)->Write({.sync = rng() % 8 == 0}, GroupAtVersion(rng() % kGroups, version));
+      if (!written.ok()) return written.ToString();
+    }
+    return absl::StrCat(commits);
+  });
+  ASSERT_TRUE(writer.Receive());
+  auto follower = OpenOrDie(path, Options{.read_only = true});
+  ASSERT_NE(follower, nullptr);
+  int checks = 0;
+  for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+       std::chrono::steady_clock::now() < end; ++checks) {
+    const CheckReport report = follower->CheckNow();
+    ASSERT_TRUE(report.clean()) << "check " << checks << ": " << absl::StrJoin(report.problems, "; ");
+    // Every group's keys, and its extras when its version is even.
+    EXPECT_GE(report.keys, kKeys);
+    EXPECT_LE(report.keys, 2 * kKeys);
+  }
+  // pmstore check's open, in a process of its own.
+  EXPECT_EQ(testing::InAChild([&] {
+              auto report = Store::Check(path);
+              if (!report.ok()) return report.status().ToString();
+              return report->clean() ? std::string("clean") : absl::StrJoin(report->problems, "; ");
+            }),
+            "clean");
+  ASSERT_TRUE(writer.Send('s'));
+  const std::string said = writer.Finish();
+  uint64_t commits = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(said, &commits)) << said;
+  EXPECT_GT(commits, 100u) << "the writer hardly wrote: the checks met no commit";
+  EXPECT_GT(checks, 10);
+  std::fprintf(stderr, "%d checks while the writer made %llu commits\n", checks,
+               static_cast<unsigned long long>(commits));
 }
 
 // The pipes of the process a PausingPersister pauses: it says "paused" on

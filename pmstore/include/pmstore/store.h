@@ -170,12 +170,15 @@ class Store {
 
   // Verifies every checksum and structure of the pool at `path` without
   // changing it: opened read-only (Options::read_only), so it needs only
-  // read permission and may run beside other read-only opens, never beside
-  // a writable one. A pool a crash left mid-commit is checked as recovery
+  // read permission and may run beside other opens of other processes.
+  // Beside a writable one it checks the newest commit, holding the
+  // writer's next commit off until it is done (CheckNow); an exclusive
+  // open refuses it. A pool a crash left mid-commit is checked as recovery
   // leaves it. A pool on device DAX, whose read-only open cannot recover
-  // it, is opened for writing when it needs recovery (or is in use): a
-  // commit a crash cut short is then recovered in place before the check. A status that is not OK means the pool could
-  // not be examined at all (missing, not a pool, in use).
+  // it, is opened for writing when it needs recovery: a commit a crash cut
+  // short is then recovered in place before the check. A status that is
+  // not OK means the pool could not be examined at all (missing, not a
+  // pool, open exclusively).
   static absl::StatusOr<CheckReport> Check(const std::string& path);
 
   // The reader table of the pool at `path`: one entry per open of it by
