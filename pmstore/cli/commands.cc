@@ -321,9 +321,20 @@ int Readers(const std::string& pool, bool clear_stale, bool json) {
   return 0;
 }
 
-int Check(const std::string& pool) {
+int Check(const std::string& pool, bool json) {
   auto report = Store::Check(pool);
   if (!report.ok()) return Fail(report.status());
+  if (json) {
+    const nlohmann::json out = {{"path", pool},
+                                {"clean", report->clean()},
+                                {"keys", report->keys},
+                                {"leaves", report->leaves},
+                                {"records_verified", report->records_verified},
+                                {"bytes_verified", report->bytes_verified},
+                                {"problems", report->problems}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return report->clean() ? 0 : 1;
+  }
   std::printf("%s: %llu keys, %llu leaves, %llu records (%s) verified\n", pool.c_str(),
               static_cast<unsigned long long>(report->keys), static_cast<unsigned long long>(report->leaves),
               static_cast<unsigned long long>(report->records_verified),

@@ -63,7 +63,8 @@ int PrintStats(const std::string& pool, bool json, bool exclusive);
 // The pool's reader table (Store::Readers), after freeing its stale slots
 // when `clear_stale` (Store::ClearStaleReaders).
 int Readers(const std::string& pool, bool clear_stale, bool json);
-int Check(const std::string& pool);
+// Store::Check, reported as text or JSON; exit 0 clean, 1 damaged.
+int Check(const std::string& pool, bool json);
 
 // mdb_dump's text format (mdb_text.h) out of a pool and into one.
 struct DumpConfig {

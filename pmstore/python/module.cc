@@ -504,8 +504,9 @@ PYBIND11_MODULE(pmstore, m) {
         return CheckReportDict(*report);
       },
       "path"_a,
-      "Verifies the pool at `path` without changing it (it must not be open). A dict with 'clean' and "
-      "'problems'; an exception when it cannot be examined at all.");
+      "Verifies the pool at `path` without changing it, read-only: beside a process that has it open for "
+      "writing, at that writer's newest commit (its next commit waits for the check). A dict with 'clean' and "
+      "'problems'; an exception when it cannot be examined at all (or is open in this process).");
   m.def(
       "destroy",
       [](py::object path) {

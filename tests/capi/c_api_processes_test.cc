@@ -38,8 +38,9 @@ class CApiProcessesTest : public CApiFixture {
 // (a child forked from an open store may not use that store). It does what
 // it is told, one line at a time, and answers each in one line: "open"
 // opens the pool with its own options and answers "OK", or the code's name
-// and the message; "get KEY" answers the value, or "<CODE>"; "close"
-// closes it and answers "OK". Its input closed, it exits.
+// and the message; "get KEY" answers the value, or "<CODE>"; "check" runs
+// pmstore_check_path and answers "clean KEYS" or the first problem;
+// "close" closes it and answers "OK". Its input closed, it exits.
 class OtherProcess {
  public:
   OtherProcess(const std::string& path, bool read_only, bool exclusive) {
@@ -107,6 +108,16 @@ class OtherProcess {
         size_t len = 0;
         const pmstore_code_t code = pmstore_get(db, nullptr, key.data(), key.size(), &val, &len, nullptr);
         answer = ValueOrCode(code, val, len);
+      } else if (request == "check") {
+        pmstore_checkreport_t* report = nullptr;
+        const pmstore_code_t code = pmstore_check_path(path.c_str(), &report, &err);
+        if (code != PMSTORE_OK) {
+          answer = std::string(pmstore_code_name(code)) + " " + (err ? err : "");
+        } else {
+          answer = pmstore_checkreport_clean(report) ? "clean " + std::to_string(pmstore_checkreport_keys(report))
+                                                     : std::string(pmstore_checkreport_problem(report, 0));
+          pmstore_checkreport_destroy(report);
+        }
       } else if (request == "close") {
         const pmstore_code_t code = pmstore_close(db, &err);
         db = nullptr;
@@ -378,6 +389,18 @@ TEST_F(CApiProcessesTest, WithoutExclusiveAReadOnlyProcessFollowsTheWritersCommi
   EXPECT_EQ(reader.Ask("get late"), "after the reader opened");
   Put("k", "w");
   EXPECT_EQ(reader.Ask("get k"), "w");
+}
+
+// pmstore_check_path beside a writer of this process checks its newest
+// commit, and the writer's next commit goes through after it.
+TEST_F(CApiProcessesTest, ACheckOfAnotherProcessChecksTheWritersNewestCommit) {
+  MakePool();
+  OtherProcess checker(path_, /*read_only=*/true, /*exclusive=*/false);
+  Open();  // for writing
+  Put("late", "before the check");
+  EXPECT_EQ(checker.Ask("check"), "clean 2");
+  Put("later", "after the check");
+  EXPECT_EQ(checker.Ask("check"), "clean 3");
 }
 
 }  // namespace

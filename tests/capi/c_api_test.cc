@@ -101,8 +101,11 @@ TEST_F(CApiTest, PoolInUseByAnotherProcessIsFailedPreconditionNamingIt) {
   ErrMsg err;
   EXPECT_EQ(pmstore_open(options_, path_.c_str(), &db_, err.out()), PMSTORE_FAILED_PRECONDITION);
   EXPECT_NE(err.str().find("in use by process " + std::to_string(child)), std::string::npos) << err.str();
+  // A check shares the pool with the writer (it checks its newest commit).
   pmstore_checkreport_t* report = nullptr;
-  EXPECT_EQ(pmstore_check_path(path_.c_str(), &report, nullptr), PMSTORE_FAILED_PRECONDITION);
+  ASSERT_EQ(pmstore_check_path(path_.c_str(), &report, nullptr), PMSTORE_OK);
+  EXPECT_TRUE(pmstore_checkreport_clean(report));
+  pmstore_checkreport_destroy(report);
   (void)!write(done[1], "x", 1);
   waitpid(child, nullptr, 0);
   for (int fd : {ready[0], ready[1], done[0], done[1]}) close(fd);

@@ -6,7 +6,8 @@
 #  - a dump --exclusive refuses a put likewise, and lets a get in;
 #  - a put --exclusive is refused while a plain dump holds the pool;
 #  - without --exclusive, a dump that opened the pool before the load's
-#    commit writes out what that commit put.
+#    commit writes out what that commit put, and a check beside the load
+#    checks its newest commit.
 # And every command that takes the flag explains it in its help.
 # Usage: exclusive_test.sh PATH/TO/pmstore
 set -u
@@ -118,6 +119,10 @@ done
 end_dump
 grep -A1 -x " $(hex late)" "$DIR/dump" | tail -n 1 | grep -qx " $(hex 'after the dump opened')" ||
   fail "the dump, opened before the load's commit, lacks what it put ($(grep -c '^ ' "$DIR/dump") data lines)"
+# A check beside the writer checks its newest commit: the 1 024 keys the
+# load committed, with k and the late key.
+check=$("$PMSTORE" check "$POOL" --json 2>&1) || fail "check beside a load: $check"
+[ "$(printf '%s' "$check" | jq '.keys' 2>/dev/null)" = 1025 ] || fail "check beside a load: $check"
 end_load
 
 if [ "$failures" -ne 0 ]; then

@@ -1,7 +1,8 @@
 """Processes on one pool: an exclusive=True open keeps out what it shuts
-out (a writable one every other open, a read-only one writers), and
-without it a read-only process follows the writer's commits. The other
-process is a child interpreter."""
+out (a writable one every other open, a read-only one writers); without
+it a read-only process follows the writer's commits, and pmstore.check
+checks the writer's newest commit. The other process is a child
+interpreter."""
 import os
 import subprocess
 import sys
@@ -102,3 +103,19 @@ def test_without_exclusive_a_read_only_process_follows_the_writers_commits(fille
             assert reader.get("k") == "b'w'"
         finally:
             reader.close()
+
+
+# pmstore.check in another process, its report on one line.
+CHECK = 'import sys, pmstore; r = pmstore.check(sys.argv[1]); print(r["clean"], r["keys"], r["problems"])'
+
+
+def test_a_check_of_another_process_checks_the_writers_newest_commit(filled):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    with pmstore.Store(filled) as writer:
+        for i in range(100):
+            writer[b"w%03d" % i] = b"x"
+        checked = subprocess.run([sys.executable, "-c", CHECK, filled], capture_output=True, text=True, env=env,
+                                 timeout=60)
+        assert checked.stdout.strip() == "True 101 []", checked.stdout + checked.stderr
+        writer[b"after"] = b"the check"  # the writer's turn came back
+        assert writer[b"after"] == b"the check"

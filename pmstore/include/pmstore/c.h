@@ -488,10 +488,11 @@ uint64_t pmstore_stats_device_dax_align(const pmstore_stats_t* stats);
 pmstore_code_t pmstore_destroy(const char* path, char** errmsg);
 
 /* Verifies every checksum and structure of the pool at `path` without
- * changing it (a read-only open: the pool must not be open for writing,
- * and read permission suffices). A code
- * other than OK means it could not be examined at all (missing, not a
- * pool, in use); damage found is in the report. */
+ * changing it (a read-only open: read permission suffices). Beside a
+ * process that has the pool open for writing it checks the newest commit,
+ * holding that writer's next commit off meanwhile. A code other than OK
+ * means it could not be examined at all (missing, not a pool, open
+ * exclusively); damage found is in the report. */
 pmstore_code_t pmstore_check_path(const char* path, pmstore_checkreport_t** report, char** errmsg);
 /* The same check on an open store (readers go on meanwhile). */
 pmstore_code_t pmstore_check(pmstore_t* db, pmstore_checkreport_t** report, char** errmsg);
