@@ -160,14 +160,14 @@ absl::Status StoreImpl::Recover(bool* in_memory) {
     return internal::RedoLog::Replay(pool_->view(), pool_->superblock.heap_offset, pool_->leaf_geometry(), *persister_,
                                      &next_seq, &last_record, verify_only);
   };
-  // A pool mapped without write permission (device DAX, read-only) can
-  // only be found to need no recovery. A read-only open of a file looks
-  // first, then recovers into its private mapping when it must.
   // Readers of other processes that follow the pool read no leaf while
   // recovery replays or undoes commits in place, stamping no version word:
   // every leaf reads as busy until the open publishes (OpenWith), or, if
   // this open dies or fails here, until the next writable open does.
   if (change_ring_.has_value() && !pool_->read_only) change_ring_->BeginApplying(internal::kApplyingEveryLeaf);
+  // A pool mapped without write permission (device DAX, read-only) can
+  // only be found to need no recovery. A read-only open of a file looks
+  // first, then recovers into its private mapping when it must.
   absl::Status recovered = recover_logs(pool_->read_only);
   if (absl::IsFailedPrecondition(recovered) && pool_->read_only && !pool_->mapped_read_only) {
     min_next_seq = 1;
