@@ -87,10 +87,10 @@ inline constexpr uint64_t kApplyingEveryLeaf = UINT64_MAX;
 // for a reader that holds no lock of the writer's; `applying()` returns
 // the commit a writer is applying now (0: none; share/change_ring.h).
 // Returns the commit the leaf's version word names when what `read` saw
-// is the leaf as one commit left it; nullopt when the leaf was being changed or changed
-// meanwhile: read again. `read` must be safe over any bytes (a torn
-// permutation, an offset out of bounds), since it may see a leaf half
-// written. What the slots name stays valid only while the reader's pin
+// is the leaf as one commit left it; nullopt when the leaf was being
+// changed or changed meanwhile: read again. `read` must be safe over any
+// bytes (a torn permutation, an offset out of bounds), since it may see a
+// leaf half written. What the slots name stays valid only while the reader's pin
 // holds the space (share/lock_region.h PinNewestPublished).
 template <typename Applying, typename Read>
 std::optional<uint64_t> ReadStableLeaf(const char* base, uint64_t offset, const Applying& applying, const Read& read) {
