@@ -22,13 +22,19 @@
 // Every key read is present (db_bench's readrandom: 16-byte keys, 100-byte
 // values).
 //
-//   follower_read_bench [--dir=/mnt/huge] [--keys=N] [--reads=N] [--rounds=N]
-// prints one line a round and the medians with the ratios.
+// Then the time from a durable Put's return to the first Get of a reader
+// of another process that reads it, over --commits Puts.
+//
+//   follower_read_bench [--dir=/mnt/huge] [--keys=N] [--reads=N] [--rounds=N] [--commits=N]
+// prints one line a round, the medians with the ratios, and the
+// visibility percentiles.
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -181,6 +187,60 @@ class Lmdb {
   MDB_dbi dbi_ = 0;
 };
 
+// Commit to visible: the writer puts "visible" = i (durable, the
+// default) and notes when Put returned; a read-only open of another
+// process Gets the key in a loop and notes when it first reads i. What
+// the two share lies in an anonymous shared mapping made before the fork.
+struct Visibility {
+  std::atomic<uint64_t> ready{0};    // the reader has opened the pool
+  std::atomic<uint64_t> seen{0};     // the newest value the reader read
+  std::atomic<uint64_t> seen_ns{0};  // when it first read it (stored before `seen`)
+};
+
+// ns from each of `commits` Puts' return to the other process's first Get
+// that read it; 0 where the Get came first (a commit is published before
+// its Put returns).
+std::vector<double> CommitToVisible(const std::string& path, pmstore::Store& writer, uint64_t commits) {
+  void* mapped = mmap(nullptr, sizeof(Visibility), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) Die("mmap of the shared page failed");
+  auto* shared = new (mapped) Visibility;
+  if (!writer.Put("visible", "0").ok()) Die("put failed");
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child == 0) {
+    auto store = pmstore::Store::Open(path, pmstore::Options{.read_only = true});
+    if (!store.ok()) _exit(1);
+    shared->ready.store(1, std::memory_order_release);
+    std::string value;
+    for (uint64_t last = 0; last < commits;) {
+      if (!(*store)->Get("visible", &value).ok()) _exit(2);
+      const uint64_t read = std::strtoull(value.c_str(), nullptr, 10);
+      if (read <= last) continue;
+      shared->seen_ns.store(static_cast<uint64_t>(NowNs()), std::memory_order_relaxed);
+      shared->seen.store(read, std::memory_order_release);
+      last = read;
+    }
+    _exit(0);
+  }
+  while (shared->ready.load(std::memory_order_acquire) == 0) {
+  }
+  std::vector<double> ns;
+  ns.reserve(commits);
+  for (uint64_t i = 1; i <= commits; ++i) {
+    if (!writer.Put("visible", std::to_string(i)).ok()) Die("put failed");
+    const int64_t returned = NowNs();
+    while (shared->seen.load(std::memory_order_acquire) < i) {
+    }
+    const int64_t seen = static_cast<int64_t>(shared->seen_ns.load(std::memory_order_relaxed));
+    ns.push_back(static_cast<double>(std::max<int64_t>(0, seen - returned)));
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Die("the visibility reader failed");
+  munmap(mapped, sizeof(Visibility));
+  return ns;
+}
+
 uint64_t Flag(int argc, char** argv, const std::string& name, uint64_t fallback) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -195,11 +255,13 @@ std::string Dir(int argc, char** argv) {
     if (arg.rfind("--dir=", 0) == 0) return arg.substr(6);
     if (arg == "--help" || arg == "-h") {
       std::printf(
-          "follower_read_bench [--dir=DIR] [--keys=N] [--reads=N] [--rounds=N]\n"
+          "follower_read_bench [--dir=DIR] [--keys=N] [--reads=N] [--rounds=N] [--commits=N]\n"
           "Gets of a read-only open that follows a writer of another process, idle or overwriting, against the\n"
           "writer's own process, read-only opens with no writer (shared and exclusive), and LMDB readers beside\n"
           "an LMDB writer, idle or overwriting; pool and environment in DIR (default /mnt/huge, a tmpfs mounted\n"
-          "huge=always). Prints the ratios against the targets of doc/STORE.md.\n");
+          "huge=always). Prints the ratios against the targets of doc/STORE.md; then the time from a durable\n"
+          "Put's return to the first Get of another process's reader that reads it, over --commits Puts\n"
+          "(default 10000).\n");
       std::exit(0);
     }
   }
@@ -213,6 +275,7 @@ int main(int argc, char** argv) {
   const uint64_t keys = Flag(argc, argv, "keys", 1000000);
   const uint64_t reads = Flag(argc, argv, "reads", 1000000);
   const int rounds = static_cast<int>(Flag(argc, argv, "rounds", 3));
+  const uint64_t visibility_commits = std::max<uint64_t>(1, Flag(argc, argv, "commits", 10000));
   const std::string path = dir + "/follower_read_bench.pool";
   pmstore::Store::Destroy(path).IgnoreError();
   const pmstore::Options writable{.create_if_missing = true, .initial_size = 64ull << 20, .max_size = 8ull << 30};
@@ -299,6 +362,13 @@ int main(int argc, char** argv) {
       "one %.2fx lmdb's; alone on a shared pool %.2fx an exclusive open (target >= 0.95x)\n",
       Median(lmdb_busy) / Median(follower_busy), Median(lmdb_idle) / Median(follower_idle),
       Median(exclusive) / Median(alone));
+  std::vector<double> visible = CommitToVisible(path, *writer, visibility_commits);
+  std::sort(visible.begin(), visible.end());
+  const auto at = [&](double q) { return visible[static_cast<size_t>(q * static_cast<double>(visible.size() - 1))]; };
+  std::printf(
+      "commit to visible in another process (%zu durable Puts, ns from Put's return to the reader's first Get "
+      "that read it): p50 %.0f, p99 %.0f, max %.0f (target p99 <= 20 us)\n",
+      visible.size(), at(0.5), at(0.99), visible.back());
   writer->Close().IgnoreError();
   lmdb_writer.reset();
   pmstore::Store::Destroy(path).IgnoreError();
