@@ -57,8 +57,8 @@ struct Leaf {
 // which no slot's fingerprint uses and no checksum covers. The writer
 // stores there the number of each commit that changes the leaf's header,
 // before it applies the commit in place; a reader of another process,
-// which holds no lock of the writer's, copies the leaf between two loads
-// of it (CopyStableLeaf): a seqlock per leaf. Memory the processes share,
+// which holds no lock of the writer's, reads the leaf between two loads
+// of it (ReadStableLeaf): a seqlock per leaf. Memory the processes share,
 // not state: never flushed, any value after a crash, 0 in a new leaf.
 inline constexpr uint64_t kLeafVersionOffset = offsetof(Leaf, fingerprints) + 48;
 static_assert(kLeafSlots <= 48, "the version word lies past the last fingerprint");
