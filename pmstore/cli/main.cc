@@ -74,8 +74,7 @@ using pmstore::base::Subcommand;
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> kSubcommands = {
-      {"create",
-       "create POOL --size=SIZE [--max-size=SIZE] [--mode=0640] [--force]",
+      {"create", "create POOL --size=SIZE [--max-size=SIZE] [--mode=0640] [--force]",
        "Create a pool file, or a pool on a device DAX device.",
        "Creates POOL of --size bytes (rounded up to 2 MiB, space allocated), able to grow\n"
        "in 2 MiB steps up to --max-size, with permissions --mode less the umask (0644 by\n"
@@ -97,44 +96,29 @@ const std::vector<Subcommand>& Subcommands() {
        "refused, naming a holder's pid, while an open it would shut out holds the pool.\n\n"
        "Exit status: 0 created, 2 error.",
        {"size", "max_size", "mode", "force"}},
-      {"destroy",
-       "destroy POOL",
-       "Remove a pool: its file, or a device's pool.",
+      {"destroy", "destroy POOL", "Remove a pool: its file, or a device's pool.",
        "Removes the pool file (the removal made durable), or erases the superblock of a\n"
        "pool on a device DAX device, which then holds no pool. Refuses a pool that a\n"
        "process has open, and a file or device that holds no pool (it is left as it is).\n\n"
        "Exit status: 0 destroyed, 2 error.",
        {}},
-      {"put",
-       "put POOL KEY [VALUE] [--file=F] [--exclusive]",
-       "Store VALUE (or --file, or stdin) under KEY.",
+      {"put", "put POOL KEY [VALUE] [--file=F] [--exclusive]", "Store VALUE (or --file, or stdin) under KEY.",
        "Durable when the command exits 0. When the device or file system fails to make\n"
        "it durable (msync, fdatasync, fallocate), one line names the pool and the call,\n"
        "e.g. 'pmstore: msync(POOL, 4096 bytes at offset 8192): Input/output error', and\n"
        "the exit status is 2; earlier values stay, the failed one may or may not.\n\n"
-       "Exit status: 0 stored, 2 error.",
-       {"file", "exclusive"}},
-      {"get",
-       "get POOL KEY [--exclusive]",
-       "Print the value of KEY (raw bytes).",
-       "Exit status: 0 printed, 1 KEY is absent, 2 error.",
-       {"exclusive"}},
+       "Exit status: 0 stored, 2 error.", {"file", "exclusive"}},
+      {"get", "get POOL KEY [--exclusive]", "Print the value of KEY (raw bytes).",
+       "Exit status: 0 printed, 1 KEY is absent, 2 error.", {"exclusive"}},
       {"del", "del POOL KEY [--exclusive]", "Delete KEY (absent is fine).", "Exit status: 0, 2 error.", {"exclusive"}},
-      {"list",
-       "list POOL [--prefix=P] [--limit=N] [--reverse] [--exclusive]",
-       "Print keys in order, one a line.",
+      {"list", "list POOL [--prefix=P] [--limit=N] [--reverse] [--exclusive]", "Print keys in order, one a line.",
        "--reverse prints them in descending order: with --limit=N, the last N keys\n"
        "(LMDB's MDB_PREV from MDB_LAST).\n\nExit status: 0, 2 error.",
        {"prefix", "limit", "reverse", "exclusive"}},
-      {"stats",
-       "stats POOL [--json] [--exclusive]",
-       "Keys, space, granularity, DAX, MAP_SYNC and PMD-mapped share.",
+      {"stats", "stats POOL [--json] [--exclusive]", "Keys, space, granularity, DAX, MAP_SYNC and PMD-mapped share.",
        "The PMD share is read back from the kernel (pagemap or smaps) for the pool's\n"
-       "resident pages.\n\nExit status: 0, 2 error.",
-       {"json", "exclusive"}},
-      {"check",
-       "check POOL [--json]",
-       "Verify every checksum and structure of POOL.",
+       "resident pages.\n\nExit status: 0, 2 error.", {"json", "exclusive"}},
+      {"check", "check POOL [--json]", "Verify every checksum and structure of POOL.",
        "Replays the last commit as an open does, then verifies the superblock, root,\n"
        "chunk table, every leaf and record checksum, key order, and that the allocation\n"
        "bitmaps match what the index reaches.\n"
@@ -143,9 +127,7 @@ const std::vector<Subcommand>& Subcommands() {
        "--json prints {path, clean, keys, leaves, records_verified, bytes_verified,\n"
        "problems}.\n\nExit status: 0 clean, 1 damaged (problems listed), 2 cannot open.",
        {"json"}},
-      {"dump",
-       "dump POOL [--print] [--file=F] [--exclusive]",
-       "Write every key and value in mdb_dump's text format.",
+      {"dump", "dump POOL [--print] [--file=F] [--exclusive]", "Write every key and value in mdb_dump's text format.",
        "The format of LMDB's mdb_dump (VERSION=3, type=btree, one line per key and per\n"
        "value, in key order), so mdb_load and other tools read it: `pmstore dump POOL\n"
        "| mdb_load DB` makes an LMDB database of a pool. Hex by default;\n"
@@ -154,8 +136,7 @@ const std::vector<Subcommand>& Subcommands() {
        "--exclusive keeps writers out until the dump is written.\n\n"
        "Exit status: 0, 2 error.",
        {"print", "file", "exclusive"}},
-      {"load",
-       "load POOL [--file=F] [--size=SIZE] [--max-size=SIZE] [--mode=0640] [--exclusive]",
+      {"load", "load POOL [--file=F] [--size=SIZE] [--max-size=SIZE] [--mode=0640] [--exclusive]",
        "Load a dump in mdb_dump's text format (LMDB's or pmstore's) into POOL.",
        "Reads what `mdb_dump DB` or `pmstore dump` writes, hex or print, from stdin or\n"
        "--file, and puts every entry (replacing a key's old value), committed durably\n"
@@ -167,8 +148,7 @@ const std::vector<Subcommand>& Subcommands() {
        "Example (migrate an LMDB database):\n  mdb_dump /var/lib/app/db | pmstore load /mnt/pmem0/pool\n\n"
        "Exit status: 0 loaded, 2 error.",
        {"file", "size", "max_size", "mode", "exclusive"}},
-      {"copy",
-       "copy POOL DEST [--json] [--noprogress] [--exclusive]",
+      {"copy", "copy POOL DEST [--json] [--noprogress] [--exclusive]",
        "Copy POOL into a new pool DEST (mdb_copy's job).",
        "Copies every key and value of POOL into a new pool DEST, as mdb_copy copies an\n"
        "LMDB environment. DEST is built as DEST.copying.PID.N, made durable, then\n"
@@ -188,9 +168,7 @@ const std::vector<Subcommand>& Subcommands() {
        "Example:\n  pmstore copy /mnt/pmem0/pool /backup/pool-$(date +%F)\n\n"
        "Exit status: 0 copied, 2 error (DEST exists, POOL missing or in use, no space).",
        {"json", "progress", "exclusive"}},
-      {"readers",
-       "readers POOL [--clear-stale] [--json]",
-       "List the processes that have POOL open (mdb_stat -r).",
+      {"readers", "readers POOL [--clear-stale] [--json]", "List the processes that have POOL open (mdb_stat -r).",
        "Every open of a pool, in any process, holds a slot in the pool's reader table,\n"
        "a small file in /dev/shm. This reads that table, never the pool, so it\n"
        "answers while a service holds the pool open for writing. Each line gives the\n"
@@ -207,8 +185,7 @@ const std::vector<Subcommand>& Subcommands() {
        "Example:\n  pmstore readers /mnt/pmem0/pool --clear-stale\n\n"
        "Exit status: 0, 2 error (POOL missing, a table of another pmstore version).",
        {"clear_stale", "json"}},
-      {"bench",
-       "bench POOL [--benchmarks=...] [--num=N] [--compare=lmdb] [flags]",
+      {"bench", "bench POOL [--benchmarks=...] [--num=N] [--compare=lmdb] [flags]",
        "db_bench's workloads on POOL (created when missing), optionally against LMDB.",
        "Benchmarks run in the order given; fillseq and fillrandom start from an empty\n"
        "pool, as in db_bench. Per benchmark: ops/s, MB/s, latency p50/p99/p99.9.\n"

@@ -3,9 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/status_macros.h"
-#include "pmstore/db/store_impl.h"
-#include "pmstore/format/record.h"
 #include "pmstore/mapping/verify.h"
+#include "pmstore/format/record.h"
+#include "pmstore/db/store_impl.h"
 
 namespace pmstore {
 namespace {
@@ -21,8 +21,8 @@ absl::Status StoreImpl::ReadValue(const ReadOptions& options, uint64_t record, i
   // inline (a message would cost an allocation per miss).
   if (record == 0) return absl::NotFoundError("");
   if (record == internal::LeafIndex::kDamagedLeaf) {
-    return absl::DataLossError(absl::StrCat(
-        pool_->path, ": checksum failure in the index leaf that would hold the key (pmstore check names it)"));
+    return absl::DataLossError(
+        absl::StrCat(pool_->path, ": checksum failure in the index leaf that would hold the key (pmstore check names it)"));
   }
   if (!internal::ReadRecord(base_, pool_->length(), record, view)) return Damaged(pool_->path, record);
   if (options.verify_checksums && !internal::RecordIsIntact(base_, pool_->length(), record)) {
@@ -269,15 +269,9 @@ Stats StoreImpl::GetStats() {
   stats.fragmentation =
       usage.free_bytes == 0 ? 0 : static_cast<double>(usage.free_in_partial_chunks) / usage.free_bytes;
   switch (pool_->mapping->granularity()) {
-    case mapping::Granularity::kByte:
-      stats.granularity = Granularity::kByte;
-      break;
-    case mapping::Granularity::kCacheLine:
-      stats.granularity = Granularity::kCacheLine;
-      break;
-    case mapping::Granularity::kPage:
-      stats.granularity = Granularity::kPage;
-      break;
+    case mapping::Granularity::kByte: stats.granularity = Granularity::kByte; break;
+    case mapping::Granularity::kCacheLine: stats.granularity = Granularity::kCacheLine; break;
+    case mapping::Granularity::kPage: stats.granularity = Granularity::kPage; break;
   }
   stats.dax = pool_->mapping->dax();
   stats.device_dax_align = pool_->device_align;
