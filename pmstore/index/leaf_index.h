@@ -208,6 +208,10 @@ class LeafIndex {
   // ReadStableLeaf), waited for while the leaf is busy (Following).
   template <typename Read>
   Copied ReadStable(uint64_t offset, const Following& following, const Read& read) const;
+  // A follower's point lookup begins here: the leaf the map routes `key`
+  // to, with what the lookup reads of it requested (PrefetchForKey), and
+  // *hash the key's; 0 when the map names an offset out of bounds.
+  uint64_t LeafToLookUp(std::string_view key, uint64_t* hash) const;
   // The record of `key` in `leaf`, a leaf of the pool that a writer of
   // another process may be changing: 0 when absent; reads in bounds
   // whatever the leaf holds (the caller validates what it found).

@@ -74,19 +74,24 @@ uint64_t LeafIndex::FindInPlace(const Leaf& leaf, std::string_view key, uint64_t
   return slot < kLeafSlots ? leaf.slots[slot].record : 0;
 }
 
-uint64_t LeafIndex::LookupQuiet(std::string_view key) const {
+uint64_t LeafIndex::LeafToLookUp(std::string_view key, uint64_t* hash) const {
   const uint64_t offset = separators_.Floor(key)->second;
-  if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return kDamagedLeaf;
-  const uint64_t hash = KeyHash(key);
-  PrefetchForKey(offset, hash);
-  return FindInPlace(*LeafAt(offset), key, hash);
+  if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return 0;
+  *hash = KeyHash(key);
+  PrefetchForKey(offset, *hash);
+  return offset;
+}
+
+uint64_t LeafIndex::LookupQuiet(std::string_view key) const {
+  uint64_t hash;
+  const uint64_t offset = LeafToLookUp(key, &hash);
+  return offset == 0 ? kDamagedLeaf : FindInPlace(*LeafAt(offset), key, hash);
 }
 
 uint64_t LeafIndex::LookupFollowing(std::string_view key, const Following& following) const {
-  const uint64_t offset = separators_.Floor(key)->second;
-  if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return kDamagedLeaf;
-  const uint64_t hash = KeyHash(key);
-  PrefetchForKey(offset, hash);
+  uint64_t hash;
+  const uint64_t offset = LeafToLookUp(key, &hash);
+  if (offset == 0) return kDamagedLeaf;
   // Read in place, as the writer's own Lookup reads: the header, the
   // fingerprints, the slots they match and those slots' records, a few
   // lines where a copy of the leaf would be twenty. Nothing is checked
