@@ -80,6 +80,15 @@ class Child {
     char c;
     return read(from_, &c, 1) == 1;
   }
+  // Kills the child with SIGKILL; whether it died of it.
+  bool Kill() {
+    kill(pid_, SIGKILL);
+    close(to_);
+    close(from_);
+    close(result_);
+    int status = 0;
+    return waitpid(pid_, &status, 0) == pid_ && WIFSIGNALED(status);
+  }
   std::string Finish() {
     close(to_);
     std::string said;
@@ -269,6 +278,13 @@ bool FillGroups(Store& store) {
     if (!store.Write({.sync = false}, GroupAtVersion(g, 1)).ok()) return false;
   }
   return store.Sync().ok();
+}
+
+// A pool at `path` with every group at version 1, closed: for a writer of
+// another process to open.
+bool MakeGroupPool(const std::string& path) {
+  auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
+  return writer != nullptr && FillGroups(*writer) && writer->Close().ok();
 }
 
 // A scan of `group` through `store`: "" when it read one version of the
@@ -501,11 +517,7 @@ TEST(FollowWriterTest, ThePoolLockLetsReadOnlyOpensBesideOneWriterUnlessAnOpenIs
 TEST(FollowWriterTest, AFollowerGoesOnThroughWritersKilledInsideCommitsAndTheirRecoveries) {
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
-  {
-    auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
-    ASSERT_NE(writer, nullptr);
-    ASSERT_TRUE(FillGroups(*writer));
-  }
+  ASSERT_TRUE(MakeGroupPool(path));
   auto follower = OpenOrDie(path, Options{.read_only = true});
   ASSERT_NE(follower, nullptr);
   std::mt19937_64 rng(3);
@@ -659,11 +671,7 @@ TEST(FollowWriterTest, ALeafLeftMidCommitByADeadWriterIsUnavailableUntilTheNextW
 TEST(FollowWriterTest, ChecksOfAPoolAnotherProcessWritesEachCheckOneCommit) {
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
-  {
-    auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
-    ASSERT_NE(writer, nullptr);
-    ASSERT_TRUE(FillGroups(*writer));
-  }
+  ASSERT_TRUE(MakeGroupPool(path));
   Child writer([&](int in, int out) -> std::string {
     auto store = Store::Open(path, Options());
     if (!store.ok()) return store.status().ToString();
@@ -707,8 +715,8 @@ TEST(FollowWriterTest, ChecksOfAPoolAnotherProcessWritesEachCheckOneCommit) {
                static_cast<unsigned long long>(commits));
 }
 
-// The pipes of the process a PausingPersister pauses: it says "paused" on
-// g_paused and waits for a byte on g_resume.
+// The pipes of the process a PausingPersister pauses (a Child's): it says
+// "paused" on g_paused and waits for a byte on g_resume.
 int g_paused = -1;
 int g_resume = -1;
 
@@ -752,65 +760,43 @@ TEST(FollowWriterTest, AFollowerReadsNoLeafWhileTheNextWriterRecoversThePoolInPl
     ASSERT_NE(writer, nullptr);
     for (uint64_t k = 0; k < 100; ++k) ASSERT_TRUE(writer->Put({}, KeyOf(k), "durable").ok());
   }
-  int up[2];
-  ASSERT_EQ(pipe(up), 0);
-  std::fflush(nullptr);
-  const pid_t killed = fork();
-  if (killed == 0) {
-    close(up[0]);
+  Child killed([&](int, int out) -> std::string {
     auto store = Store::Open(path, Options());
-    if (!store.ok()) _exit(1);
+    if (!store.ok()) return store.status().ToString();
     for (uint64_t k = 0; k < 100; ++k) {
-      if (!(*store)->Put({.sync = false}, KeyOf(k), "unsynced").ok()) _exit(2);
+      const absl::Status put = (*store)->Put({.sync = false}, KeyOf(k), "unsynced");
+      if (!put.ok()) return put.ToString();
     }
-    if (write(up[1], "w", 1) != 1) _exit(3);
+    if (!WriteByte(out)) return "the parent is gone";
     pause();
-    _exit(0);
-  }
-  close(up[1]);
-  char c;
-  ASSERT_EQ(read(up[0], &c, 1), 1);
-  close(up[0]);
+    return "not killed";
+  });
+  ASSERT_TRUE(killed.Receive());
   auto follower = OpenOrDie(path, Options{.read_only = true});
   ASSERT_NE(follower, nullptr);
   std::string value;
   ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(7), &value).ok());
   EXPECT_EQ(value, "unsynced");
-  kill(killed, SIGKILL);
-  int status = 0;
-  ASSERT_EQ(waitpid(killed, &status, 0), killed);
+  ASSERT_TRUE(killed.Kill());
   // What another process read of the run stays readable after the kill:
   // the values are in the pool, and nothing has rolled them back yet.
   ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(7), &value).ok());
   EXPECT_EQ(value, "unsynced");
 
-  int paused[2], resume[2];
-  ASSERT_EQ(pipe(paused), 0);
-  ASSERT_EQ(pipe(resume), 0);
-  std::fflush(nullptr);
-  const pid_t recovering = fork();
-  if (recovering == 0) {
-    close(paused[0]);
-    close(resume[1]);
-    g_paused = paused[1];
-    g_resume = resume[0];
+  Child recovering([&](int in, int out) -> std::string {
+    g_paused = out;
+    g_resume = in;
     auto store = StoreImpl::OpenWith(path, Options(), &PausingPersister::Make);
-    if (!store.ok()) _exit(1);
-    if (!(*store)->Close().ok()) _exit(2);
-    _exit(0);
-  }
-  close(paused[1]);
-  close(resume[0]);
-  ASSERT_EQ(read(paused[0], &c, 1), 1) << "the writable open never flushed during its recovery";
+    if (!store.ok()) return store.status().ToString();
+    return (*store)->Close().ToString();
+  });
+  ASSERT_TRUE(recovering.Receive()) << "the writable open never flushed during its recovery";
   const auto start = std::chrono::steady_clock::now();
   const absl::Status during = follower->Get(ReadOptions(), KeyOf(7), &value);
   EXPECT_TRUE(absl::IsUnavailable(during)) << during << " (read " << value << ")";
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-  ASSERT_EQ(write(resume[1], "r", 1), 1);
-  ASSERT_EQ(waitpid(recovering, &status, 0), recovering);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  close(paused[0]);
-  close(resume[1]);
+  ASSERT_TRUE(recovering.Send('r'));
+  ASSERT_EQ(recovering.Finish(), "OK");
   for (uint64_t k = 0; k < 100; ++k) {
     ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(k), &value).ok()) << KeyOf(k);
     EXPECT_EQ(value, "unsynced") << KeyOf(k);
