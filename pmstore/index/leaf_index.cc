@@ -565,6 +565,10 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
     tx.MarkFresh(at, geometry_.bytes());
     tx.WroteInPlace(at, sizeof(made));
     tx.Verify(kVerifyLeaf, at, made.header.checksum);
+    // Stamped too: a follower's map, caught up past this commit, leads a
+    // snapshot older than it here, and the image's word (0) would read as
+    // a leaf unchanged since before the snapshot.
+    changed_headers_.push_back(at);
   };
   if (replaced) {
     const int left_count = count >= 2 ? count / 2 : count;

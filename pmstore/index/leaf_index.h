@@ -320,8 +320,8 @@ class LeafIndex {
     uint64_t leaf;
   };
   std::vector<Edit> edits_;
-  // The leaves whose headers this transaction changed (StampChangedLeaves;
-  // a leaf may be listed more than once).
+  // The leaves whose headers this transaction changed or that it wrote
+  // whole (StampChangedLeaves; a leaf may be listed more than once).
   std::vector<uint64_t> changed_headers_;
 };
 

@@ -449,6 +449,61 @@ TEST(FollowWriterTest, ThreadsOfAFollowerCatchUpInTurnsAndEachReadsWholeCommits)
   EXPECT_EQ(follower.Finish(), "ok");
 }
 
+// A snapshot a follower took before the writer split leaves reads the
+// pool as it was then, or says Aborted: the follower's map, caught up
+// since, leads to leaves born after the snapshot, which it must not read
+// as unchanged (their version words were never stamped before).
+TEST(FollowWriterTest, AFollowersSnapshotReadsNoLeafBornAfterIt) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
+  ASSERT_NE(writer, nullptr);
+  ASSERT_TRUE(FillGroups(*writer));
+  Child follower([&](int in, int out) -> std::string {
+    auto store = Store::Open(path, Options{.read_only = true});
+    if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
+    auto snapshot = (*store)->GetSnapshot();
+    const ReadOptions at_snapshot{.snapshot = snapshot.get()};
+    WriteByte(out);
+    if (!ReadByte(in)) return "no word from the writer";
+    std::string value;
+    if (!(*store)->Get(ReadOptions(), KeyOf(0), &value).ok()) return "Get failed";  // the map catches up
+    uint64_t gets = 0, scans = 0, aborted = 0;
+    for (uint64_t g = 0; g < kGroups; ++g) {
+      const std::string key = KeyOf(g * kGroupKeys + kGroupKeys / 2);
+      const absl::Status extra = (*store)->Get(at_snapshot, key + "x", &value);
+      if (extra.ok()) return absl::StrCat("the snapshot read ", key, "x, written after it");
+      if (!absl::IsNotFound(extra) && !absl::IsAborted(extra)) return "snapshot Get: " + extra.ToString();
+      ++(absl::IsAborted(extra) ? aborted : gets);
+      const absl::Status old = (*store)->Get(at_snapshot, key, &value);
+      if (old.ok() && value != Versioned(key, 1)) return absl::StrCat("the snapshot read ", key, " as ", value);
+      if (!old.ok() && !absl::IsAborted(old)) return "snapshot Get: " + old.ToString();
+      for (const bool forward : {true, false}) {
+        auto it = (*store)->NewIterator(at_snapshot, IterateOptions());
+        uint64_t keys = 0;
+        for (forward ? it->Seek(key) : it->SeekForPrev(key); it->Valid() && keys < 3 * kGroupKeys;
+             forward ? it->Next() : it->Prev(), ++keys) {
+          const std::string at(it->key());
+          if (at.back() == 'x' || it->value() != Versioned(at, 1)) {
+            return absl::StrCat("the snapshot's scan from ", key, " read ", at, " as ", std::string(it->value()));
+          }
+        }
+        if (!it->status().ok() && !absl::IsAborted(it->status())) return "scan: " + it->status().ToString();
+        ++(it->status().ok() ? scans : aborted);
+      }
+    }
+    std::fprintf(stderr, "follower: %llu snapshot Gets and %llu scans read, %llu aborted\n",
+                 static_cast<unsigned long long>(gets), static_cast<unsigned long long>(scans),
+                 static_cast<unsigned long long>(aborted));
+    return "ok";
+  });
+  ASSERT_TRUE(follower.Receive()) << follower.Finish();
+  // Every group at version 2, with its extra keys: the leaves split.
+  for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 2)).ok());
+  ASSERT_TRUE(follower.Send('w')) << follower.Finish();
+  EXPECT_EQ(follower.Finish(), "ok");
+}
+
 // What Store::Open of `path` with `options` returns in another process.
 std::string OpenElsewhere(const std::string& path, const Options& options) {
   return testing::InAChild([&] {
