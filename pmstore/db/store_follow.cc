@@ -180,14 +180,20 @@ absl::Status StoreImpl::ReadFollowing(const ReadOptions& options, std::string_vi
     // while the pin lasts (share/lock_region.h PinNewestPublished).
     const uint64_t pin = pins_.Pin(seen);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    const uint64_t record = index_.LookupFollowing(key, {&*change_ring_, seen});
-    if (record == internal::LeafIndex::kLeafChanged) {
+    uint64_t record = index_.LookupFollowing(key, {&*change_ring_, seen});
+    if (record == internal::LeafIndex::kLeafChanged && options.snapshot == nullptr) {
       pins_.Unpin(pin);
-      if (options.snapshot == nullptr) continue;  // a newer commit: follow it
-      return absl::AbortedError(absl::StrCat(pool_->path, ": the key's index leaf changed after commit ", seen,
-                                             ", which the snapshot reads; another process writes the pool, and a "
-                                             "read-only open's snapshot reads only leaves unchanged since it "
-                                             "began (take a new snapshot)"));
+      continue;  // a newer commit: follow it
+    }
+    if (record == internal::LeafIndex::kLeafChanged) {
+      // The snapshot's commit, from the leaves as it left them.
+      const internal::LeafIndex::Following at_snapshot{&*change_ring_, seen, leaf_images_ ? &*leaf_images_ : nullptr};
+      const absl::StatusOr<uint64_t> found = index_.LookupAtSnapshot(key, at_snapshot);
+      if (!found.ok()) {
+        pins_.Unpin(pin);
+        return absl::Status(found.status().code(), absl::StrCat(pool_->path, ": ", found.status().message()));
+      }
+      record = *found;
     }
     if (record == internal::LeafIndex::kLeafStuck) {
       pins_.Unpin(pin);

@@ -79,6 +79,7 @@ absl::StatusOr<std::unique_ptr<StoreImpl>> StoreImpl::OpenWith(const std::string
     store->change_ring_.emplace(store->reader_slot_->change_ring());
     if (lock_kind == internal::LockKind::kWriter || lock_kind == internal::LockKind::kReader) {
       store->region_turn_.emplace(store->reader_slot_->cross_process_turn());
+      store->leaf_images_.emplace(store->reader_slot_->leaf_images());
     }
   } else if (lock_kind == internal::LockKind::kWriter) {
     PMSTORE_RETURN_IF_ERROR(opened.lock.ShutOutReaders(env, opened.file->fd(), path));

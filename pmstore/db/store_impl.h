@@ -334,6 +334,10 @@ class StoreImpl final : public Store {
   // for as long as it checks, so that the check sees one commit. Empty
   // for an exclusive open (nobody to take turns with).
   std::optional<internal::CrossProcessTurn> region_turn_;
+  // The pool's leaf image ring (share/leaf_image_ring.h), likewise: a
+  // writer records the leaves each commit changes, a follower's snapshots
+  // and scans read them as they were.
+  std::optional<internal::LeafImageRing> leaf_images_;
   internal::CrossProcessTurn* region_turn() { return region_turn_.has_value() ? &*region_turn_ : nullptr; }
   // A read-only open that shares the pool with writers (set by OpenWith).
   bool following_ = false;

@@ -133,6 +133,7 @@ void LeafIndex::Abandoned() {
   }
   edits_.clear();
   changed_headers_.clear();
+  old_head_ = 0;
 }
 
 void LeafIndex::Forget() {
@@ -142,6 +143,7 @@ void LeafIndex::Forget() {
   unchecked_.clear();
   edits_.clear();
   changed_headers_.clear();
+  old_head_ = 0;
 }
 
 absl::Status LeafIndex::Load(uint64_t head, uint64_t length) {
@@ -463,12 +465,29 @@ void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header)
     changed = true;
   }
   // A leaf listed twice is stamped twice, which costs less than a search.
-  if (changed && (changed_headers_.empty() || changed_headers_.back() != offset)) changed_headers_.push_back(offset);
+  if (changed && (changed_headers_.empty() || changed_headers_.back().offset != offset)) {
+    changed_headers_.push_back({offset, /*born=*/false, 0});
+  }
+}
+
+void LeafIndex::RecordLeafImages(LeafImageRing& images, uint64_t seq) const {
+  // Each leaf once, born when any listing says so (a leaf written whole
+  // may have its header changed after in the same commit).
+  std::vector<ChangedLeaf> leaves = changed_headers_;
+  std::sort(leaves.begin(), leaves.end(), [](const ChangedLeaf& a, const ChangedLeaf& b) {
+    return a.offset != b.offset ? a.offset < b.offset : a.born > b.born;
+  });
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (i > 0 && leaves[i].offset == leaves[i - 1].offset) continue;
+    images.Record(seq, leaves[i].offset, leaves[i].born ? nullptr : LeafAt(leaves[i].offset), leaves[i].from);
+  }
+  if (old_head_ != 0) images.Record(seq, LeafImageRing::kChainHead, nullptr, old_head_);
+  LeafImageRing::Recorded();
 }
 
 void LeafIndex::StampChangedLeaves(uint64_t seq) const {
-  for (uint64_t offset : changed_headers_) {
-    std::atomic_ref<uint64_t> word = LeafVersion(base_, offset);
+  for (const ChangedLeaf& leaf : changed_headers_) {
+    std::atomic_ref<uint64_t> word = LeafVersion(base_, leaf.offset);
     word.store(NextVersionWord(word.load(std::memory_order_relaxed), seq), std::memory_order_relaxed);
   }
   // The words before the header words they guard (a seqlock's writer).
@@ -493,6 +512,7 @@ int LeafIndex::FreeSlot(const Transaction& tx, uint64_t offset, const LeafHeader
 
 void LeafIndex::LinkAfter(Transaction& tx, SeparatorMap::iterator leaf, uint64_t next) {
   if (leaf == separators_.begin()) {
+    if (old_head_ == 0) old_head_ = leaf->second;
     tx.Write(kRootHeadLeafWord, next);
     return;
   }
@@ -568,7 +588,7 @@ absl::Status LeafIndex::Split(Transaction& tx, SpaceAllocator& alloc, SeparatorM
     // Stamped too: a follower's map, caught up past this commit, leads a
     // snapshot older than it here, and the image's word (0) would read as
     // a leaf unchanged since before the snapshot.
-    changed_headers_.push_back(at);
+    changed_headers_.push_back({at, /*born=*/true, offset});
   };
   if (replaced) {
     const int left_count = count >= 2 ? count / 2 : count;

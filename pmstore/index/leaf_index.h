@@ -40,6 +40,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "pmstore/base/prefetch.h"
 #include "pmstore/format/key.h"
 #include "pmstore/format/leaf.h"
@@ -48,6 +49,7 @@
 #include "pmstore/index/separator_map.h"
 #include "pmstore/pool/pool.h"
 #include "pmstore/share/change_ring.h"
+#include "pmstore/share/leaf_image_ring.h"
 #include "pmstore/space/allocator.h"
 #include "pmstore/txn/transaction.h"
 
@@ -116,13 +118,18 @@ class LeafIndex {
   struct Following {
     const ChangeRing* ring;
     uint64_t seen;  // the newest commit the read may see
+    // Where a copy of a leaf changed after `seen` finds it as `seen` left
+    // it (scans and snapshot reads); null: nowhere (kChanged).
+    const LeafImageRing* images = nullptr;
   };
   // What a follower's read of a leaf found.
   enum class Copied {
-    kStable,   // a copy as commit `seen` or an earlier one left it
-    kChanged,  // a later commit changed it, or it was changing: follow, then read again
-    kDamaged,  // it fails its check
-    kStuck,    // it has been mid-commit for over a second: its writer died inside the commit
+    kStable,     // a copy as commit `seen` or an earlier one left it
+    kFromImage,  // a later commit changed it: a copy as `seen` left it, from the image ring
+    kBorn,       // a later commit wrote it whole: it was no leaf at `seen`
+    kChanged,    // a later commit changed it, or it was changing: follow, then read again
+    kDamaged,    // it fails its check
+    kStuck,      // it has been mid-commit for over a second: its writer died inside the commit
   };
   // LookupFollowing's answers that are no record (records lie in the heap).
   static constexpr uint64_t kLeafChanged = 2;
@@ -130,6 +137,11 @@ class LeafIndex {
   // Lookup for a follower: the record, 0, kDamagedLeaf, kLeafChanged or
   // kLeafStuck.
   uint64_t LookupFollowing(std::string_view key, const Following& following) const;
+  // Lookup for a follower's snapshot read (`following` with its images),
+  // where LookupFollowing found the key's leaf changed after `seen`: a scan
+  // from the key, over leaves as `seen` left them. The record, 0 or
+  // kDamagedLeaf; Aborted or Unavailable as for ScanFromFollowing.
+  absl::StatusOr<uint64_t> LookupAtSnapshot(std::string_view key, const Following& following) const;
   // Lookup for a follower that found the pool quiet (ChangeRing::Quiet):
   // the leaf read in place with no version check, every read in bounds
   // whatever it finds; the record, 0 or kDamagedLeaf, which the caller
@@ -183,10 +195,15 @@ class LeafIndex {
   // `seq` (format/leaf.h), so that a reader of another process copies no
   // header half applied. After ChangeRing::BeginApplying(seq).
   void StampChangedLeaves(uint64_t seq) const;
+  // Before StampChangedLeaves, in a pool other processes read: each leaf
+  // commit `seq` changes, as it is before the commit, and each it writes
+  // whole, into `images` (share/leaf_image_ring.h), for their snapshots.
+  void RecordLeafImages(LeafImageRing& images, uint64_t seq) const;
   // The transaction committed: its changes to the map are the index's.
   void Settle() {
     edits_.clear();
     changed_headers_.clear();
+    old_head_ = 0;
   }
   // The transaction was abandoned: undoes its changes to the map, newest
   // first. Its leaf headers changed only in the transaction, and the
@@ -217,7 +234,13 @@ class LeafIndex {
   // whatever the leaf holds (the caller validates what it found).
   uint64_t FindInPlace(const Leaf& leaf, std::string_view key, uint64_t hash) const;
   // A follower's copy of the leaf at `offset`, checked (Following).
-  Copied CopyLeaf(uint64_t offset, const Following& following, Leaf* copy) const;
+  Copied CopyLeaf(uint64_t offset, const Following& following, Leaf* copy, uint64_t* born_from = nullptr) const;
+  // The leaf a scan of `following.seen` from the map's entry `it` starts
+  // at, copied, and its offset: the entry's, or for a leaf born after
+  // `seen`, the one it took its keys from (from the head the chain had
+  // then, for the first entry). kBorn: more than kMaxBornHops splits.
+  Copied StartAt(SeparatorMap::const_iterator it, const Following& following, Leaf* copy, uint64_t* offset) const;
+  static constexpr int kMaxBornHops = 64;
   // What a follower's read reports for a copy that is not stable (OK for
   // one that is).
   absl::Status FollowingFault(Copied copied, uint64_t offset, const Following& following) const;
@@ -321,8 +344,16 @@ class LeafIndex {
   };
   std::vector<Edit> edits_;
   // The leaves whose headers this transaction changed or that it wrote
-  // whole (StampChangedLeaves; a leaf may be listed more than once).
-  std::vector<uint64_t> changed_headers_;
+  // whole, born (StampChangedLeaves; a leaf may be listed more than once),
+  // with the leaf a born one took its keys from.
+  struct ChangedLeaf {
+    uint64_t offset;
+    bool born;
+    uint64_t from;
+  };
+  std::vector<ChangedLeaf> changed_headers_;
+  // The chain's head before this transaction moved it, 0: not moved.
+  uint64_t old_head_ = 0;
 };
 
 }  // namespace pmstore::internal

@@ -4,9 +4,11 @@
 #include <cstring>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "pmstore/base/status_macros.h"
+#include "pmstore/format/record.h"
 #include "pmstore/index/leaf_index.h"
 #include "pmstore/index/separator_change.h"
 
@@ -40,22 +42,67 @@ LeafIndex::Copied LeafIndex::ReadStable(uint64_t offset, const Following& follow
   return Copied::kStable;
 }
 
-LeafIndex::Copied LeafIndex::CopyLeaf(uint64_t offset, const Following& following, Leaf* copy) const {
+LeafIndex::Copied LeafIndex::CopyLeaf(uint64_t offset, const Following& following, Leaf* copy,
+                                      uint64_t* born_from) const {
   if (!LeafInHeap(pool_->length(), heap_offset_, geometry_, offset)) return Copied::kDamaged;
-  const Copied copied = ReadStable(offset, following, [&] { std::memcpy(copy, base_ + offset, sizeof(Leaf)); });
-  if (copied != Copied::kStable) return copied;
-  return CheckLeafSlots(copy->header, *copy) == LeafFault::kSound ? Copied::kStable : Copied::kDamaged;
+  Copied copied = ReadStable(offset, following, [&] { std::memcpy(copy, base_ + offset, sizeof(Leaf)); });
+  if (copied == Copied::kChanged && following.images != nullptr) {
+    uint64_t from = 0;
+    switch (following.images->ImageAt(offset, following.seen, copy, &from)) {
+      case LeafImageRing::Found::kImage:
+        copied = Copied::kFromImage;
+        break;
+      case LeafImageRing::Found::kBorn:
+        if (born_from != nullptr) *born_from = from;
+        return Copied::kBorn;
+      case LeafImageRing::Found::kNone:
+      case LeafImageRing::Found::kUnknown:
+        return Copied::kChanged;
+    }
+  }
+  if (copied != Copied::kStable && copied != Copied::kFromImage) return copied;
+  return CheckLeafSlots(copy->header, *copy) == LeafFault::kSound ? copied : Copied::kDamaged;
+}
+
+LeafIndex::Copied LeafIndex::StartAt(SeparatorMap::const_iterator it, const Following& following, Leaf* copy,
+                                     uint64_t* offset) const {
+  *offset = it->second;
+  // The head may have moved since `seen` (the first leaf emptied or was
+  // replaced): the map's first leaf then holds keys of leaves before it.
+  if (it == separators_.begin() && following.images != nullptr) {
+    uint64_t head = 0;
+    switch (following.images->ImageAt(LeafImageRing::kChainHead, following.seen, nullptr, &head)) {
+      case LeafImageRing::Found::kBorn:
+        *offset = head;
+        break;
+      case LeafImageRing::Found::kNone:
+        break;
+      case LeafImageRing::Found::kImage:
+      case LeafImageRing::Found::kUnknown:
+        return Copied::kChanged;
+    }
+  }
+  // A leaf born after `seen` took its keys from a leaf that was one then,
+  // or was born after `seen` too: a split of a split.
+  for (int hops = 0;; ++hops) {
+    uint64_t from = 0;
+    const Copied copied = CopyLeaf(*offset, following, copy, &from);
+    if (copied != Copied::kBorn || from == 0 || hops == kMaxBornHops) return copied;
+    *offset = from;
+  }
 }
 
 absl::Status LeafIndex::FollowingFault(Copied copied, uint64_t offset, const Following& following) const {
   switch (copied) {
     case Copied::kStable:
+    case Copied::kFromImage:
       return absl::OkStatus();
+    case Copied::kBorn:
     case Copied::kChanged:
       return absl::AbortedError(absl::StrCat(
           "the index leaf at offset ", offset, " changed after commit ", following.seen,
-          ", which this snapshot or iterator reads: another process writes the pool, and a read-only open's snapshot "
-          "reads only leaves unchanged since it began (begin it again)"));
+          ", which this snapshot or iterator reads, and the pool's leaf image ring no longer holds it as it was: "
+          "another process writes the pool faster than this snapshot reads it (begin it again)"));
     case Copied::kDamaged:
       return absl::DataLossError(
           absl::StrCat("index leaf at offset ", offset, " fails its check (pmstore check names the damage)"));
@@ -104,6 +151,8 @@ uint64_t LeafIndex::LookupFollowing(std::string_view key, const Following& follo
   switch (read) {
     case Copied::kStable:
       return record;
+    case Copied::kFromImage:  // not from an in-place read
+    case Copied::kBorn:
     case Copied::kChanged:
       return kLeafChanged;
     case Copied::kDamaged:
@@ -116,50 +165,100 @@ uint64_t LeafIndex::LookupFollowing(std::string_view key, const Following& follo
 
 absl::Status LeafIndex::ScanFromFollowing(std::string_view target, const Following& following,
                                           const std::function<bool(uint64_t record)>& visit) const {
-  uint64_t offset = separators_.Floor(target)->second;
+  // The map may be at a later commit than `seen`: it leads to a leaf of
+  // `seen` whose keys below `target` the scan passes over. From there the
+  // copies' links lead through the chain as `seen` left it, and keys below
+  // `target` may lie in the leaves after the first too (a separator moves
+  // up when a leaf's least keys go).
   Leaf copy;
-  PMSTORE_RETURN_IF_ERROR(FollowingFault(CopyLeaf(offset, following, &copy), offset, following));
-  bool found = false;
-  int pos = Search(copy.header, copy.slots, target, &found);
-  // The copies' own links: each leaf is as commit `seen` left it, so its
-  // link is too (the map may be at a later commit).
-  for (;;) {
+  uint64_t offset;
+  const Copied started = StartAt(separators_.Floor(target), following, &copy, &offset);
+  PMSTORE_RETURN_IF_ERROR(FollowingFault(started, offset, following));
+  for (bool reached = false;;) {
+    bool found = false;
+    int pos = reached ? 0 : Search(copy.header, copy.slots, target, &found);
+    reached = reached || pos < copy.header.count;
     for (; pos < copy.header.count; ++pos) {
       if (!visit(copy.slots[copy.header.perm[pos]].record)) return absl::OkStatus();
     }
     offset = copy.header.next;
     if (offset == 0) return absl::OkStatus();
     PMSTORE_RETURN_IF_ERROR(FollowingFault(CopyLeaf(offset, following, &copy), offset, following));
-    pos = 0;
   }
+}
+
+absl::StatusOr<uint64_t> LeafIndex::LookupAtSnapshot(std::string_view key, const Following& following) const {
+  uint64_t found = 0;
+  bool damaged = false;
+  PMSTORE_RETURN_IF_ERROR(ScanFromFollowing(key, following, [&](uint64_t record) {
+    RecordView view;
+    damaged = !ReadRecord(base_, pool_->length(), record, &view);
+    if (!damaged && view.key == key) found = record;
+    return false;
+  }));
+  return damaged ? kDamagedLeaf : found;
 }
 
 absl::Status LeafIndex::ScanBackFromFollowing(std::string_view target, bool inclusive, bool from_end,
                                               const Following& following,
                                               const std::function<bool(uint64_t record)>& visit) const {
-  auto it = from_end ? std::prev(separators_.end()) : separators_.Floor(target);
-  uint64_t offset = it->second;
-  Leaf copy;
-  PMSTORE_RETURN_IF_ERROR(FollowingFault(CopyLeaf(offset, following, &copy), offset, following));
-  int pos = copy.header.count;
-  if (!from_end) {
+  // The chain links forward only. Each step back starts at a leaf of
+  // `seen` the map leads to (StartAt) and copies the leaves from there as
+  // `seen` linked them, up to the one visited last; the first step goes
+  // on past the map's leaf for `target` while the leaves hold keys the scan
+  // visits (separators move up when least keys go). Each run of copies is
+  // visited last leaf first.
+  const auto holds_visited = [&](const Leaf& leaf) {
+    if (leaf.header.count == 0) return false;
+    if (from_end) return true;
     bool found = false;
-    pos = Search(copy.header, copy.slots, target, &found);
-    if (found && inclusive) ++pos;
+    const int pos = Search(leaf.header, leaf.slots, target, &found);
+    return pos > 0 || (found && inclusive);
+  };
+  auto it = from_end ? std::prev(separators_.end()) : separators_.Floor(target);
+  std::vector<Leaf> run(1);
+  uint64_t start;
+  const Copied started = StartAt(it, following, &run[0], &start);
+  PMSTORE_RETURN_IF_ERROR(FollowingFault(started, start, following));
+  for (uint64_t next = run.back().header.next; next != 0; next = run.back().header.next) {
+    Leaf leaf;
+    PMSTORE_RETURN_IF_ERROR(FollowingFault(CopyLeaf(next, following, &leaf), next, following));
+    if (!holds_visited(leaf)) break;
+    run.push_back(leaf);
   }
+  bool first_run = true;
   for (;;) {
-    for (; pos > 0; --pos) {
-      if (!visit(copy.slots[copy.header.perm[pos - 1]].record)) return absl::OkStatus();
+    for (size_t i = run.size(); i-- > 0;) {
+      const Leaf& leaf = run[i];
+      int pos = leaf.header.count;
+      if (first_run && !from_end && i + 1 == run.size()) {
+        bool found = false;
+        pos = Search(leaf.header, leaf.slots, target, &found);
+        if (found && inclusive) ++pos;
+      }
+      for (; pos > 0; --pos) {
+        if (!visit(leaf.slots[leaf.header.perm[pos - 1]].record)) return absl::OkStatus();
+      }
     }
+    first_run = false;
     if (it == separators_.begin()) return absl::OkStatus();
-    // The map's entry before, which may be at a later commit than `seen`:
-    // a leaf unchanged since `seen` that still links to the one just read
-    // was the leaf before it then too.
-    const uint64_t after = offset;
-    offset = (--it)->second;
-    PMSTORE_RETURN_IF_ERROR(FollowingFault(CopyLeaf(offset, following, &copy), offset, following));
-    if (copy.header.next != after) return FollowingFault(Copied::kChanged, offset, following);
-    pos = copy.header.count;
+    // The leaves before `start` as `seen` linked them, from the map's
+    // entry before (itself at a later commit than `seen`, perhaps).
+    const uint64_t after = start;
+    run.assign(1, Leaf());
+    const Copied before = StartAt(--it, following, &run[0], &start);
+    PMSTORE_RETURN_IF_ERROR(FollowingFault(before, start, following));
+    if (start == after) {
+      run.clear();
+      continue;
+    }
+    while (run.back().header.next != after) {
+      const uint64_t next = run.back().header.next;
+      if (next == 0 || run.size() > kMaxBornHops) return FollowingFault(Copied::kChanged, start, following);
+      Leaf leaf;
+      PMSTORE_RETURN_IF_ERROR(FollowingFault(CopyLeaf(next, following, &leaf), next, following));
+      run.push_back(leaf);
+    }
   }
 }
 

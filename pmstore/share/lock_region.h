@@ -4,9 +4,11 @@
 // region"). It holds the reader table: one slot per open of the pool in
 // any process, with the oldest commit the open reads, LMDB's reader table
 // and `mdb_stat -r`; the writer turn across processes
-// (cross_process_turn.h); and the change ring that publishes each commit
-// to the other processes (change_ring.h). Depends on
-// env/ and base/ only; the store (db/) attaches each open to it.
+// (cross_process_turn.h); the change ring that publishes each commit
+// to the other processes (change_ring.h); and the leaf image ring that
+// keeps leaves as they were for their snapshots (leaf_image_ring.h).
+// Depends on env/ and base/, and on format/ for the size of a leaf; the
+// store (db/) attaches each open to it.
 //
 // Memory, not media: the region lives in a tmpfs and is made anew by the
 // first process to attach after every process has left it (and so after
@@ -44,6 +46,7 @@
 #include "pmstore/env/env.h"
 #include "pmstore/share/change_ring.h"
 #include "pmstore/share/cross_process_turn.h"
+#include "pmstore/share/leaf_image_ring.h"
 
 namespace pmstore::internal {
 
@@ -121,6 +124,8 @@ class ReaderSlot {
   CrossProcessTurn cross_process_turn() const { return CrossProcessTurn(region_, path_); }
   // The pool's change ring, likewise.
   ChangeRing change_ring() const { return ChangeRing(region_, path_); }
+  // The pool's leaf image ring, likewise.
+  LeafImageRing leaf_images() const { return LeafImageRing(region_); }
 
  private:
   ReaderSlot(env::Env* env, std::string path, int fd, void* region, uint32_t index, uint64_t fork_generation);

@@ -11,7 +11,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "pmstore/format/leaf.h"
 #include "pmstore/share/change_ring.h"
+#include "pmstore/share/leaf_image_ring.h"
 #include "pmstore/share/lock_region.h"
 
 namespace pmstore::internal::region {
@@ -22,8 +24,8 @@ inline constexpr uint64_t kMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-en
 // process has left, the next one makes the region anew in its own.
 // Version 2 added the slots' pinned commit; version 3 the writer turn, the
 // change ring, the highest slot taken and the slots' last commit; version
-// 4 the commit being applied.
-inline constexpr uint32_t kVersion = 4;
+// 4 the commit being applied; version 5 the leaf image ring.
+inline constexpr uint32_t kVersion = 5;
 
 struct Header {
   uint64_t magic;
@@ -62,6 +64,29 @@ struct alignas(64) RingWords {
   std::atomic<uint64_t> reserved;
 };
 
+struct alignas(64) ImageWords {
+  // Entries of the leaf image ring begun since the region was made: the
+  // next one goes to slot `next % kLeafImageSlots`.
+  std::atomic<uint64_t> next;
+  // The newest commit of an entry overwritten so far: a reader whose
+  // chain meets an overwritten entry lost nothing after its commit `seen`
+  // when this is at most `seen`. Stored before the entry is.
+  std::atomic<uint64_t> lost_through;
+};
+// An entry of the leaf image ring (leaf_image_ring.h). `position` is 1 +
+// the entry's place in the sequence of entries, 0 while the writer writes
+// the entry: a reader keeps what it copied only when `position` was the
+// one it looked for before and after.
+struct alignas(64) ImageEntry {
+  std::atomic<uint64_t> position;
+  uint64_t leaf;      // the leaf's offset in the pool
+  uint64_t commit;    // the commit that changed the leaf or wrote it whole
+  uint64_t born;      // 1: written whole by `commit`, no leaf before it
+  uint64_t from;      // born: the leaf whose keys it took (0: none)
+  uint64_t previous;  // 1 + the position of the bucket's entry before, 0: none
+  alignas(64) Leaf image;
+};
+
 // A slot a cache line of its own: owners write theirs without disturbing
 // another process's.
 struct alignas(64) SlotWords {
@@ -85,12 +110,18 @@ inline constexpr uint32_t kSlotWritable = 1;
 inline constexpr size_t kTurnOffset = 64;
 inline constexpr size_t kPublishedOffset = 128;
 inline constexpr size_t kRingWordsOffset = 192;
+inline constexpr size_t kImageWordsOffset = 256;
 inline constexpr size_t kHeaderBytes = 4096;
 inline constexpr size_t kRingOffset = kHeaderBytes + kReaderSlots * sizeof(SlotWords);
-inline constexpr size_t kBytes = kRingOffset + kChangeRingBytes;
+// The image ring's buckets (1 + the position of each one's newest entry,
+// 0: none), then its entries.
+inline constexpr size_t kImageBucketsOffset = kRingOffset + kChangeRingBytes;
+inline constexpr size_t kImageEntriesOffset = kImageBucketsOffset + kLeafImageBuckets * sizeof(uint64_t);
+inline constexpr size_t kBytes = kImageEntriesOffset + kLeafImageSlots * sizeof(ImageEntry);
 static_assert(sizeof(Header) <= kTurnOffset && kTurnOffset + sizeof(TurnWords) <= kPublishedOffset &&
                   kPublishedOffset + sizeof(PublishedWords) <= kRingWordsOffset &&
-                  kRingWordsOffset + sizeof(RingWords) <= kHeaderBytes,
+                  kRingWordsOffset + sizeof(RingWords) <= kImageWordsOffset &&
+                  kImageWordsOffset + sizeof(ImageWords) <= kHeaderBytes,
               "the header's parts overlap");
 
 inline Header* HeaderOf(void* region) { return static_cast<Header*>(region); }
@@ -102,6 +133,15 @@ inline PublishedWords* PublishedOf(void* region) {
 }
 inline RingWords* RingWordsOf(void* region) {
   return reinterpret_cast<RingWords*>(static_cast<char*>(region) + kRingWordsOffset);
+}
+inline ImageWords* ImageWordsOf(void* region) {
+  return reinterpret_cast<ImageWords*>(static_cast<char*>(region) + kImageWordsOffset);
+}
+inline std::atomic<uint64_t>* ImageBucketsOf(void* region) {
+  return reinterpret_cast<std::atomic<uint64_t>*>(static_cast<char*>(region) + kImageBucketsOffset);
+}
+inline ImageEntry* ImageEntriesOf(void* region) {
+  return reinterpret_cast<ImageEntry*>(static_cast<char*>(region) + kImageEntriesOffset);
 }
 inline char* RingOf(void* region) { return static_cast<char*>(region) + kRingOffset; }
 inline SlotWords* SlotsOf(void* region) {

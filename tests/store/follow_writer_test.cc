@@ -449,11 +449,12 @@ TEST(FollowWriterTest, ThreadsOfAFollowerCatchUpInTurnsAndEachReadsWholeCommits)
   EXPECT_EQ(follower.Finish(), "ok");
 }
 
-// A snapshot a follower took before the writer split leaves reads the
-// pool as it was then, or says Aborted: the follower's map, caught up
-// since, leads to leaves born after the snapshot, which it must not read
-// as unchanged (their version words were never stamped before).
-TEST(FollowWriterTest, AFollowersSnapshotReadsNoLeafBornAfterIt) {
+// A snapshot a follower took reads the pool as it was then, after the
+// writer overwrote every key in place and after it split every leaf: the
+// leaves as they were come from the pool's leaf image ring. The
+// follower's map, caught up since, leads to leaves changed or born after
+// the snapshot, which it must not read as they are now.
+TEST(FollowWriterTest, AFollowersSnapshotReadsItsCommitThroughLeavesChangedAndBornAfterIt) {
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
   auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
@@ -464,43 +465,54 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsNoLeafBornAfterIt) {
     if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
     auto snapshot = (*store)->GetSnapshot();
     const ReadOptions at_snapshot{.snapshot = snapshot.get()};
-    WriteByte(out);
-    if (!ReadByte(in)) return "no word from the writer";
-    std::string value;
-    if (!(*store)->Get(ReadOptions(), KeyOf(0), &value).ok()) return "Get failed";  // the map catches up
-    uint64_t gets = 0, scans = 0, aborted = 0;
-    for (uint64_t g = 0; g < kGroups; ++g) {
-      const std::string key = KeyOf(g * kGroupKeys + kGroupKeys / 2);
-      const absl::Status extra = (*store)->Get(at_snapshot, key + "x", &value);
-      if (extra.ok()) return absl::StrCat("the snapshot read ", key, "x, written after it");
-      if (!absl::IsNotFound(extra) && !absl::IsAborted(extra)) return "snapshot Get: " + extra.ToString();
-      ++(absl::IsAborted(extra) ? aborted : gets);
-      const absl::Status old = (*store)->Get(at_snapshot, key, &value);
-      if (old.ok() && value != Versioned(key, 1)) return absl::StrCat("the snapshot read ", key, " as ", value);
-      if (!old.ok() && !absl::IsAborted(old)) return "snapshot Get: " + old.ToString();
-      for (const bool forward : {true, false}) {
-        auto it = (*store)->NewIterator(at_snapshot, IterateOptions());
-        uint64_t keys = 0;
-        for (forward ? it->Seek(key) : it->SeekForPrev(key); it->Valid() && keys < 3 * kGroupKeys;
-             forward ? it->Next() : it->Prev(), ++keys) {
-          const std::string at(it->key());
-          if (at.back() == 'x' || it->value() != Versioned(at, 1)) {
-            return absl::StrCat("the snapshot's scan from ", key, " read ", at, " as ", std::string(it->value()));
+    // Reads around the middle key of each group, a Get of it and of its
+    // extra (absent at the snapshot) and a scan each way; "" when each
+    // read the snapshot's version 1 and no extra key.
+    const auto check = [&](const char* after) -> std::string {
+      std::string value;
+      if (!(*store)->Get(ReadOptions(), KeyOf(0), &value).ok()) return "Get failed";  // the map catches up
+      for (uint64_t g = 0; g < kGroups; ++g) {
+        const uint64_t k = g * kGroupKeys + kGroupKeys / 2;
+        const std::string key = KeyOf(k);
+        const absl::Status extra = (*store)->Get(at_snapshot, key + "x", &value);
+        if (!absl::IsNotFound(extra)) return absl::StrCat(after, ": snapshot Get of ", key, "x: ", extra.ToString());
+        const absl::Status old = (*store)->Get(at_snapshot, key, &value);
+        if (!old.ok() || value != Versioned(key, 1)) {
+          return absl::StrCat(after, ": snapshot Get of ", key, ": ", old.ToString(), " ", value);
+        }
+        for (const bool forward : {true, false}) {
+          auto it = (*store)->NewIterator(at_snapshot, IterateOptions());
+          uint64_t keys = 0;
+          for (forward ? it->Seek(key) : it->SeekForPrev(key); it->Valid() && keys < 3 * kGroupKeys;
+               forward ? it->Next() : it->Prev(), ++keys) {
+            const std::string at(it->key());
+            if (at.back() == 'x' || it->value() != Versioned(at, 1)) {
+              return absl::StrCat(after, ": the scan from ", key, " read ", at, " as ", std::string(it->value()));
+            }
+          }
+          if (!it->status().ok()) return absl::StrCat(after, ": scan from ", key, ": ", it->status().ToString());
+          if (keys != std::min<uint64_t>(3 * kGroupKeys, forward ? kKeys - k : k + 1)) {
+            return absl::StrCat(after, ": the scan from ", key, " read only ", keys, " keys");
           }
         }
-        if (!it->status().ok() && !absl::IsAborted(it->status())) return "scan: " + it->status().ToString();
-        ++(it->status().ok() ? scans : aborted);
       }
+      return "";
+    };
+    WriteByte(out);
+    for (const char* after : {"after the overwrites", "after the splits"}) {
+      if (!ReadByte(in)) return "no word from the writer";
+      if (std::string wrong = check(after); !wrong.empty()) return wrong;
+      WriteByte(out);
     }
-    std::fprintf(stderr, "follower: %llu snapshot Gets and %llu scans read, %llu aborted\n",
-                 static_cast<unsigned long long>(gets), static_cast<unsigned long long>(scans),
-                 static_cast<unsigned long long>(aborted));
     return "ok";
   });
   ASSERT_TRUE(follower.Receive()) << follower.Finish();
+  // Every group at version 3: each key overwritten, each leaf changed in place.
+  for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 3)).ok());
+  ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
   // Every group at version 2, with its extra keys: the leaves split.
   for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 2)).ok());
-  ASSERT_TRUE(follower.Send('w')) << follower.Finish();
+  ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
   EXPECT_EQ(follower.Finish(), "ok");
 }
 
