@@ -34,6 +34,7 @@
 #include "pmstore/format/layout.h"
 #include "pmstore/format/leaf.h"
 #include "pmstore/persist/persister.h"
+#include "pmstore/share/leaf_image_ring.h"
 #include "pmstore/share/lock_region.h"
 #include "pmstore/store.h"
 #include "store/store_test_util.h"
@@ -513,6 +514,58 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsItsCommitThroughLeavesChangedAndBo
   // Every group at version 2, with its extra keys: the leaves split.
   for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 2)).ok());
   ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
+  EXPECT_EQ(follower.Finish(), "ok");
+}
+
+// A follower's snapshot keeps reading the keys the writer deletes after
+// it, least keys first: separators move up past them, leaves empty and
+// leave the chain, the head moves. Once the writer has changed more
+// leaves than the image ring holds, a snapshot older than them says
+// Aborted rather than read the pool as it is now.
+TEST(FollowWriterTest, AFollowersSnapshotReadsKeysDeletedAfterItUntilTheImageRingIsOverrun) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  auto writer = OpenOrDie(path, SmallPool(8ull << 20, 256ull << 20));
+  ASSERT_NE(writer, nullptr);
+  ASSERT_TRUE(FillGroups(*writer));
+  constexpr uint64_t kDeleted = kKeys / 2;
+  Child follower([&](int in, int out) -> std::string {
+    auto store = Store::Open(path, Options{.read_only = true});
+    if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
+    auto snapshot = (*store)->GetSnapshot();
+    const ReadOptions at_snapshot{.snapshot = snapshot.get()};
+    WriteByte(out);
+    if (!ReadByte(in)) return "no word from the writer";
+    std::string value;
+    if (!absl::IsNotFound((*store)->Get(ReadOptions(), KeyOf(0), &value))) return "key 0 was to be deleted";
+    for (uint64_t k = 0; k < kDeleted; ++k) {
+      const absl::Status got = (*store)->Get(at_snapshot, KeyOf(k), &value);
+      if (!got.ok() || value != Versioned(KeyOf(k), 1)) return absl::StrCat("snapshot Get of ", KeyOf(k), ": ", got.ToString());
+    }
+    for (const bool forward : {true, false}) {
+      auto it = (*store)->NewIterator(at_snapshot, IterateOptions());
+      uint64_t keys = 0;
+      for (forward ? it->SeekToFirst() : it->SeekToLast(); it->Valid(); forward ? it->Next() : it->Prev()) ++keys;
+      if (!it->status().ok() || keys != kKeys) {
+        return absl::StrCat(forward ? "forward" : "backward", " scan: ", keys, " keys, ", it->status().ToString());
+      }
+    }
+    WriteByte(out);
+    if (!ReadByte(in)) return "no word from the writer";
+    const absl::Status overrun = (*store)->Get(at_snapshot, KeyOf(kKeys - 1), &value);
+    if (!absl::IsAborted(overrun)) return "after the overrun: " + overrun.ToString();
+    return "ok";
+  });
+  ASSERT_TRUE(follower.Receive()) << follower.Finish();
+  for (uint64_t k = 0; k < kDeleted; ++k) ASSERT_TRUE(writer->Delete({.sync = false}, KeyOf(k)).ok());
+  ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
+  // The last key overwritten, one commit each, until the ring holds no
+  // image of its leaf older than the last thousands.
+  const std::string last = KeyOf(kKeys - 1);
+  for (int n = 0; n < 2 * static_cast<int>(internal::kLeafImageSlots); ++n) {
+    ASSERT_TRUE(writer->Put({.sync = false}, last, Versioned(last, 2 + n % 2)).ok());
+  }
+  ASSERT_TRUE(follower.Send('w')) << follower.Finish();
   EXPECT_EQ(follower.Finish(), "ok");
 }
 
