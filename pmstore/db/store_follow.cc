@@ -185,8 +185,12 @@ absl::Status StoreImpl::ReadFollowing(const ReadOptions& options, std::string_vi
       pins_.Unpin(pin);
       continue;  // a newer commit: follow it
     }
-    if (record == internal::LeafIndex::kLeafChanged) {
-      // The snapshot's commit, from the leaves as it left them.
+    // A snapshot's read of a leaf changed since, or a miss in a leaf
+    // unchanged since: the map, at a later commit, may route the key past
+    // the leaf that held it then (its least key, deleted since: the
+    // separator moved up). Both read the snapshot's commit from the leaves
+    // as it left them.
+    if (options.snapshot != nullptr && (record == internal::LeafIndex::kLeafChanged || record == 0)) {
       const internal::LeafIndex::Following at_snapshot{&*change_ring_, seen, leaf_images_ ? &*leaf_images_ : nullptr};
       const absl::StatusOr<uint64_t> found = index_.LookupAtSnapshot(key, at_snapshot);
       if (!found.ok()) {

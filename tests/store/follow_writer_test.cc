@@ -33,6 +33,7 @@
 #include "pmstore/env/env.h"
 #include "pmstore/format/layout.h"
 #include "pmstore/format/leaf.h"
+#include "pmstore/format/record.h"
 #include "pmstore/persist/persister.h"
 #include "pmstore/share/leaf_image_ring.h"
 #include "pmstore/share/lock_region.h"
@@ -517,6 +518,31 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsItsCommitThroughLeavesChangedAndBo
   EXPECT_EQ(follower.Finish(), "ok");
 }
 
+// The least key of each leaf of the pool at `path`, in chain order, read
+// from the file (a writer may have it open: its last commit is synced).
+std::vector<std::string> LeastKeysOfLeaves(const std::string& path) {
+  std::vector<std::string> keys;
+  const int fd = open(path.c_str(), O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) return keys;
+  const uint64_t length = static_cast<uint64_t>(st.st_size);
+  void* mapped = mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (mapped == MAP_FAILED) return keys;
+  const char* base = static_cast<const char*>(mapped);
+  uint64_t leaf;
+  std::memcpy(&leaf, base + internal::kRootHeadLeafWord, sizeof(leaf));
+  for (int n = 0; leaf != 0 && leaf + sizeof(internal::Leaf) <= length && n < 100000; ++n) {
+    const auto* at = reinterpret_cast<const internal::Leaf*>(base + leaf);
+    if (at->header.count > 0) {
+      keys.emplace_back(internal::RecordKey(base, length, at->slots[at->header.perm[0]].record));
+    }
+    leaf = at->header.next;
+  }
+  munmap(mapped, length);
+  return keys;
+}
+
 // A follower's snapshot keeps reading the keys the writer deletes after
 // it, least keys first: separators move up past them, leaves empty and
 // leave the chain, the head moves. Once the writer has changed more
@@ -529,6 +555,17 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsKeysDeletedAfterItUntilTheImageRin
   ASSERT_NE(writer, nullptr);
   ASSERT_TRUE(FillGroups(*writer));
   constexpr uint64_t kDeleted = kKeys / 2;
+  // And the least key of every other leaf after those: the separator
+  // moves up past it, and the leaf before stays as it was, so the map
+  // routes the key to a leaf unchanged since the snapshot, which never
+  // held it.
+  std::vector<std::string> least_keys;
+  ASSERT_TRUE(writer->Sync().ok());
+  const std::vector<std::string> leaves = LeastKeysOfLeaves(path);
+  for (size_t i = 2; i < leaves.size(); i += 2) {
+    if (leaves[i] > KeyOf(kDeleted)) least_keys.push_back(leaves[i]);
+  }
+  ASSERT_GT(least_keys.size(), 10u);
   Child follower([&](int in, int out) -> std::string {
     auto store = Store::Open(path, Options{.read_only = true});
     if (!store.ok()) return absl::StrCat("open: ", store.status().ToString());
@@ -538,9 +575,11 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsKeysDeletedAfterItUntilTheImageRin
     if (!ReadByte(in)) return "no word from the writer";
     std::string value;
     if (!absl::IsNotFound((*store)->Get(ReadOptions(), KeyOf(0), &value))) return "key 0 was to be deleted";
-    for (uint64_t k = 0; k < kDeleted; ++k) {
-      const absl::Status got = (*store)->Get(at_snapshot, KeyOf(k), &value);
-      if (!got.ok() || value != Versioned(KeyOf(k), 1)) return absl::StrCat("snapshot Get of ", KeyOf(k), ": ", got.ToString());
+    std::vector<std::string> deleted = least_keys;
+    for (uint64_t k = 0; k < kDeleted; ++k) deleted.push_back(KeyOf(k));
+    for (const std::string& key : deleted) {
+      const absl::Status got = (*store)->Get(at_snapshot, key, &value);
+      if (!got.ok() || value != Versioned(key, 1)) return absl::StrCat("snapshot Get of ", key, ": ", got.ToString());
     }
     for (const bool forward : {true, false}) {
       auto it = (*store)->NewIterator(at_snapshot, IterateOptions());
@@ -558,6 +597,7 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsKeysDeletedAfterItUntilTheImageRin
   });
   ASSERT_TRUE(follower.Receive()) << follower.Finish();
   for (uint64_t k = 0; k < kDeleted; ++k) ASSERT_TRUE(writer->Delete({.sync = false}, KeyOf(k)).ok());
+  for (const std::string& key : least_keys) ASSERT_TRUE(writer->Delete({.sync = false}, key).ok());
   ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
   // The last key overwritten, one commit each, until the ring holds no
   // image of its leaf older than the last thousands.

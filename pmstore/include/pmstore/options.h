@@ -51,12 +51,12 @@ struct Options {
   // for writing (unless one of them is exclusive, below): each read call
   // sees every commit the writer made before the call began, without
   // reopening, following the writer's published changes (doc/STORE.md,
-  // "Many processes on one pool"). While a writer changes the pool, a
-  // snapshot or an iterator of a read-only open that reaches a leaf
-  // changed after it began returns Aborted (begin it again), and CheckNow
-  // checks only while no process has the pool open for writing (keeping
-  // one from joining meanwhile; else its report says why). A pool that a
-  // crash left
+  // "Many processes on one pool"). A snapshot or an iterator of a
+  // read-only open reads the commit it began at, with the leaves the
+  // writer changed since as they were (the lock region's leaf image ring,
+  // some 4 000 changed leaves deep); one that outlives that many returns
+  // Aborted (begin it again). CheckNow checks the newest commit, holding
+  // the writer's next commit off while it checks. A pool that a crash left
   // mid-commit, with no writer to recover it, is recovered in this
   // process's memory alone (a private copy-on-write mapping), so every
   // acknowledged write is read, and the file is left for the next writable

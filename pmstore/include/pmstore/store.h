@@ -63,7 +63,9 @@
 //                       message says to open it read-only)
 //   Aborted             a snapshot, iterator or transaction of a read-only
 //                       open reached a leaf that the writer of another
-//                       process changed after it began (begin it again)
+//                       process changed after it began, and the leaf
+//                       image ring no longer holds it as it was: some
+//                       4 000 leaves changed since (begin it again)
 //   Unavailable         a read of a read-only open met a leaf left
 //                       mid-commit for over a second: the writer of
 //                       another process died inside a commit
