@@ -40,7 +40,10 @@ class CApiProcessesTest : public CApiFixture {
 // opens the pool with its own options and answers "OK", or the code's name
 // and the message; "get KEY" answers the value, or "<CODE>"; "check" runs
 // pmstore_check_path and answers "clean KEYS" or the first problem;
-// "close" closes it and answers "OK". Its input closed, it exits.
+// "snapshot" takes a snapshot and answers "OK"; "scan" answers every
+// "KEY=VALUE" of that snapshot, space-separated, or the iterator's code
+// and message; "close" closes it and answers "OK". Its input closed, it
+// exits.
 class OtherProcess {
  public:
   OtherProcess(const std::string& path, bool read_only, bool exclusive) {
@@ -95,6 +98,7 @@ class OtherProcess {
     pmstore_options_set_read_only(options, read_only);
     pmstore_options_set_exclusive(options, exclusive);
     pmstore_t* db = nullptr;
+    const pmstore_snapshot_t* snapshot = nullptr;
     std::string request;
     while (ReadLine(in, &request)) {
       std::string answer;
@@ -118,7 +122,27 @@ class OtherProcess {
                                                      : std::string(pmstore_checkreport_problem(report, 0));
           pmstore_checkreport_destroy(report);
         }
+      } else if (request == "snapshot") {
+        snapshot = pmstore_create_snapshot(db);
+        answer = snapshot != nullptr ? "OK" : "no snapshot";
+      } else if (request == "scan") {
+        pmstore_readoptions_t* at = pmstore_readoptions_create();
+        pmstore_readoptions_set_snapshot(at, snapshot);
+        pmstore_iterator_t* it = pmstore_create_iterator(db, at, nullptr);
+        for (pmstore_iter_seek_to_first(it); pmstore_iter_valid(it); pmstore_iter_next(it)) {
+          size_t key_len = 0, value_len = 0;
+          const char* key = pmstore_iter_key(it, &key_len);
+          const char* value = pmstore_iter_value(it, &value_len);
+          answer += (answer.empty() ? "" : " ") + std::string(key, key_len) + "=" + std::string(value, value_len);
+        }
+        if (const pmstore_code_t code = pmstore_iter_get_error(it, &err); code != PMSTORE_OK) {
+          answer = std::string(pmstore_code_name(code)) + " " + (err ? err : "");
+        }
+        pmstore_iter_destroy(it);
+        pmstore_readoptions_destroy(at);
       } else if (request == "close") {
+        if (snapshot != nullptr) pmstore_release_snapshot(db, snapshot);
+        snapshot = nullptr;
         const pmstore_code_t code = pmstore_close(db, &err);
         db = nullptr;
         answer = code == PMSTORE_OK ? "OK" : std::string(pmstore_code_name(code)) + " " + (err ? err : "");
@@ -127,6 +151,7 @@ class OtherProcess {
       if (!WriteLine(out, answer)) return 1;
     }
     pmstore_options_destroy(options);
+    if (snapshot != nullptr) pmstore_release_snapshot(db, snapshot);
     return db == nullptr || pmstore_close(db, nullptr) == PMSTORE_OK ? 0 : 2;
   }
 
@@ -389,6 +414,26 @@ TEST_F(CApiProcessesTest, WithoutExclusiveAReadOnlyProcessFollowsTheWritersCommi
   EXPECT_EQ(reader.Ask("get late"), "after the reader opened");
   Put("k", "w");
   EXPECT_EQ(reader.Ask("get k"), "w");
+}
+
+// A snapshot of a read-only process reads its commit after the writer
+// rewrote every key (the leaves as they were, from the lock region's
+// leaf image ring), while a Get reads the newest.
+TEST_F(CApiProcessesTest, ASnapshotOfAReadOnlyProcessReadsItsCommitAfterTheWriterRewritesEveryKey) {
+  MakePool();
+  OtherProcess reader(path_, /*read_only=*/true, /*exclusive=*/false);
+  Open();  // for writing
+  Put("k", "v");
+  Put("k2", "v2");
+  ASSERT_EQ(reader.Ask("open"), "OK");
+  ASSERT_EQ(reader.Ask("snapshot"), "OK");
+  for (int round = 0; round < 50; ++round) {
+    Put("k", "w" + std::to_string(round));
+    Put("k2", "w" + std::to_string(round));
+    Put("k3", "new");
+  }
+  EXPECT_EQ(reader.Ask("scan"), "k=v k2=v2");
+  EXPECT_EQ(reader.Ask("get k"), "w49");
 }
 
 // pmstore_check_path beside a writer of this process checks its newest

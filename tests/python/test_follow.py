@@ -53,3 +53,41 @@ def test_a_pool_of_reader_processes_sees_each_commit_of_the_writer(pool, small):
                     assert values == [b"v%d" % version] * KEYS, (version, pid)
                 assert len(pids) == WORKERS, "each worker was to read once a round"
             assert pmstore.readers(pool)[0]["writable"]
+
+
+def _read_snapshot_while_written(path, taken, written, result):
+    """Takes a snapshot of a read-only open, waits for the writer's
+    commits, then reads it: every key, forward and backward."""
+    with pmstore.Store(path, read_only=True) as store:
+        with store.snapshot() as snap:
+            taken.set()
+            written.wait(timeout=30)
+            result.put(
+                (
+                    store.get(b"k000", snapshot=snap),
+                    b"gone" in dict(store.items(snapshot=snap)),
+                    list(store.items(snapshot=snap)),
+                    list(store.items(snapshot=snap, reverse=True)),
+                )
+            )
+
+
+def test_a_snapshot_of_a_reader_process_reads_its_commit_while_the_writer_rewrites_every_key(pool, small):
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    context = multiprocessing.get_context("spawn")
+    with pmstore.Store(pool, **small) as writer:
+        _write_round(writer, 0)  # "gone" is there at even versions
+        taken, written, result = context.Event(), context.Event(), context.Queue()
+        reader = context.Process(target=_read_snapshot_while_written, args=(pool, taken, written, result))
+        reader.start()
+        assert taken.wait(timeout=30)
+        for version in range(1, 20):
+            _write_round(writer, version)
+        written.set()
+        first, has_gone, forward, backward = result.get(timeout=30)
+        reader.join(timeout=30)
+    assert first == b"v0"
+    assert has_gone
+    expected = [(b"gone", b"back")] + [(b"k%03d" % i, b"v0") for i in range(KEYS)]
+    assert forward == expected
+    assert backward == expected[::-1]
