@@ -1,6 +1,10 @@
 // Snapshots: a pin at the snapshot's sequence (so its records keep their
 // space) and an overlay of pre-images in snapshots_ (snapshot_list.h);
 // reads that name one consult the overlays before the index.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "pmstore/db/store_impl.h"
 #include "pmstore/db/transaction_impl.h"
@@ -19,12 +23,27 @@ std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
   // A follower's snapshot is at the newest commit published; when it
   // cannot follow, at the last it followed, and reads through it fail
   // as this Follow did.
-  if (following_ && !closed_) Follow().IgnoreError();
-  const uint64_t seq = committer_.last_seq();
-  auto snapshot = std::make_unique<SnapshotImpl>(this, seq, pins_.Pin(seq));
-  // A follower reads leaves the writer of another process may free: the
-  // pin is stored before any of them is loaded (store_follow.cc).
-  if (following_) std::atomic_thread_fence(std::memory_order_seq_cst);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  uint64_t seq, pin;
+  for (;;) {
+    const bool followed = following_ && !closed_ && Follow().ok();
+    seq = committer_.last_seq();
+    pin = pins_.Pin(seq);
+    if (!followed) break;
+    // A follower reads leaves the writer of another process may free: the
+    // pin is stored before any of them is loaded (store_follow.cc). And a
+    // writer copies the leaves a commit changes, for this snapshot, only
+    // when it sees a pin after it has announced the commit
+    // (ReaderSlot::OthersPin): a commit being applied now may have looked
+    // before this pin, so the snapshot is taken at its commit instead.
+    // A writer that died inside a commit leaves it announced: after a
+    // second the snapshot keeps its commit (its reads say Unavailable).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (change_ring_->Quiet(followed_) || std::chrono::steady_clock::now() > give_up) break;
+    pins_.Unpin(pin);
+    std::this_thread::yield();
+  }
+  auto snapshot = std::make_unique<SnapshotImpl>(this, seq, pin);
   snapshot->handle_ = snapshots_.Add(snapshot.get());
   return snapshot;
 }

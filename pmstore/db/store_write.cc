@@ -294,8 +294,12 @@ void StoreImpl::Apply() {
     // Readers of other processes copy no leaf header this commit changes
     // while it is applied (format/leaf.h ReadStableLeaf).
     change_ring_->BeginApplying(committer_.next_seq());
-    // The leaves as they were, for the snapshots of other processes.
-    if (leaf_images_.has_value()) index_.RecordLeafImages(*leaf_images_, committer_.next_seq());
+    // The leaves as they were, for the snapshots of other processes: the
+    // copies while another process pins a commit, the moves of the chain's
+    // head always (a reader takes a missing copy for a lost one).
+    if (leaf_images_.has_value()) {
+      index_.RecordLeafImages(*leaf_images_, committer_.next_seq(), reader_slot_->OthersPin());
+    }
     index_.StampChangedLeaves(committer_.next_seq());
   }
   const uint64_t seq = committer_.Apply();

@@ -470,18 +470,20 @@ void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header)
   }
 }
 
-void LeafIndex::RecordLeafImages(LeafImageRing& images, uint64_t seq) const {
-  // Each leaf once, born when any listing says so (a leaf written whole
-  // may have its header changed after in the same commit).
-  std::vector<ChangedLeaf> leaves = changed_headers_;
-  std::sort(leaves.begin(), leaves.end(), [](const ChangedLeaf& a, const ChangedLeaf& b) {
-    return a.offset != b.offset ? a.offset < b.offset : a.born > b.born;
-  });
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    if (i > 0 && leaves[i].offset == leaves[i - 1].offset) continue;
-    images.Record(seq, leaves[i].offset, leaves[i].born ? nullptr : LeafAt(leaves[i].offset), leaves[i].from);
-  }
+void LeafIndex::RecordLeafImages(LeafImageRing& images, uint64_t seq, bool leaves) const {
   if (old_head_ != 0) images.Record(seq, LeafImageRing::kChainHead, nullptr, old_head_);
+  if (leaves) {
+    // Each leaf once, born when any listing says so (a leaf written whole
+    // may have its header changed after in the same commit).
+    std::vector<ChangedLeaf> changed = changed_headers_;
+    std::sort(changed.begin(), changed.end(), [](const ChangedLeaf& a, const ChangedLeaf& b) {
+      return a.offset != b.offset ? a.offset < b.offset : a.born > b.born;
+    });
+    for (size_t i = 0; i < changed.size(); ++i) {
+      if (i > 0 && changed[i].offset == changed[i - 1].offset) continue;
+      images.Record(seq, changed[i].offset, changed[i].born ? nullptr : LeafAt(changed[i].offset), changed[i].from);
+    }
+  }
   LeafImageRing::Recorded();
 }
 

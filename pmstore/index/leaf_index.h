@@ -195,10 +195,12 @@ class LeafIndex {
   // `seq` (format/leaf.h), so that a reader of another process copies no
   // header half applied. After ChangeRing::BeginApplying(seq).
   void StampChangedLeaves(uint64_t seq) const;
-  // Before StampChangedLeaves, in a pool other processes read: each leaf
-  // commit `seq` changes, as it is before the commit, and each it writes
-  // whole, into `images` (share/leaf_image_ring.h), for their snapshots.
-  void RecordLeafImages(LeafImageRing& images, uint64_t seq) const;
+  // Before StampChangedLeaves, in a pool other processes read: the move
+  // of the chain's head by commit `seq`, and with `leaves` each leaf it
+  // changes, as it is before the commit, and each it writes whole, into
+  // `images` (share/leaf_image_ring.h), for their snapshots. A reader
+  // takes a leaf missing from the ring for one lost, never a head.
+  void RecordLeafImages(LeafImageRing& images, uint64_t seq, bool leaves) const;
   // The transaction committed: its changes to the map are the index's.
   void Settle() {
     edits_.clear();

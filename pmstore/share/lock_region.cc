@@ -335,6 +335,15 @@ std::optional<uint64_t> ReaderSlot::OldestPinned() const {
   return CommitOf(oldest);
 }
 
+bool ReaderSlot::OthersPin() const {
+  const uint32_t high = std::min(region::HeaderOf(region_)->slots_high.load(std::memory_order_acquire), kReaderSlots);
+  const SlotWords* slots = region::SlotsOf(region_);
+  for (uint32_t index = 0; index < high; ++index) {
+    if (index != index_ && slots[index].pinned_commit.load(std::memory_order_relaxed) != 0) return true;
+  }
+  return false;
+}
+
 uint64_t ReaderSlot::PinNewestPublished(const ChangeRing& ring) {
   uint64_t commit = ring.published().value_or(0);
   for (;;) {

@@ -104,6 +104,14 @@ class ReaderSlot {
   // it published the commit whose freed space it would release. Not in a
   // forked child.
   std::optional<uint64_t> OldestPinned() const;
+  // Whether an open of another slot pins a commit (a dead one's counts
+  // too): a writer that has announced a commit (ChangeRing::BeginApplying)
+  // asks, to copy leaf images only when some other process may read them.
+  // Relaxed loads, no fence (one per commit cost a durable Put 7 %): a
+  // reader that pins as the announcement is still on its way may be
+  // missed, and its snapshot then says Aborted at a leaf that commit
+  // changed; it never reads a wrong one.
+  bool OthersPin() const;
   // The reader's half of that rule, for a reader of another process than
   // the writer's, which reads the pool as the writer changes it: pins the
   // newest commit published in `ring` (0 when none is) and returns it.

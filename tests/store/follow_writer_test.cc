@@ -77,6 +77,11 @@ class Child {
   }
   // One byte to the child; false when it is gone.
   bool Send(char c) const { return write(to_, &c, 1) == 1; }
+  // Whether the child has said something (or is gone), without waiting.
+  bool Said() const {
+    pollfd said = {.fd = from_, .events = POLLIN, .revents = 0};
+    return poll(&said, 1, 0) > 0;
+  }
   // One byte from the child; false when it is gone.
   bool Receive() const {
     char c;
@@ -829,6 +834,7 @@ TEST(FollowWriterTest, ALeafLeftMidCommitByADeadWriterIsUnavailableUntilTheNextW
 // empty leaves and move separators; none may report the writer's commit
 // in flight as damage.
 TEST(FollowWriterTest, ChecksOfAPoolAnotherProcessWritesEachCheckOneCommit) {
+  constexpr uint64_t kCommitsAtLeast = 150;
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
   ASSERT_TRUE(MakeGroupPool(path));
@@ -843,15 +849,21 @@ TEST(FollowWriterTest, ChecksOfAPoolAnotherProcessWritesEachCheckOneCommit) {
       if (poll(&stop, 1, 0) > 0) break;
       const absl::Status written = (*store)->Write({.sync = rng() % 8 == 0}, GroupAtVersion(rng() % kGroups, version));
       if (!written.ok()) return written.ToString();
+      if (commits == kCommitsAtLeast && !WriteByte(out)) return "the parent is gone";
     }
     return absl::StrCat(commits);
   });
   ASSERT_TRUE(writer.Receive());
   auto follower = OpenOrDie(path, Options{.read_only = true});
   ASSERT_NE(follower, nullptr);
+  // Checks for a second, and on until the writer has made its commits
+  // (the checks hold its turn: how many it gets in a second varies).
   int checks = 0;
-  for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-       std::chrono::steady_clock::now() < end; ++checks) {
+  const auto start = std::chrono::steady_clock::now();
+  for (bool committed = false; !committed || std::chrono::steady_clock::now() < start + std::chrono::seconds(1);
+       ++checks) {
+    committed = committed || writer.Said();
+    ASSERT_LT(std::chrono::steady_clock::now(), start + std::chrono::seconds(60)) << "the writer never got its turn";
     const CheckReport report = follower->CheckNow();
     ASSERT_TRUE(report.clean()) << "check " << checks << ": " << absl::StrJoin(report.problems, "; ");
     // Every group's keys, and its extras when its version is even.
@@ -869,7 +881,7 @@ TEST(FollowWriterTest, ChecksOfAPoolAnotherProcessWritesEachCheckOneCommit) {
   const std::string said = writer.Finish();
   uint64_t commits = 0;
   ASSERT_TRUE(absl::SimpleAtoi(said, &commits)) << said;
-  EXPECT_GT(commits, 100u) << "the writer hardly wrote: the checks met no commit";
+  EXPECT_GE(commits, kCommitsAtLeast) << "the writer hardly wrote: the checks met no commit";
   EXPECT_GT(checks, 10);
   std::fprintf(stderr, "%d checks while the writer made %llu commits\n", checks,
                static_cast<unsigned long long>(commits));
