@@ -49,9 +49,17 @@ LeafIndex::Copied LeafIndex::CopyLeaf(uint64_t offset, const Following& followin
   if (copied == Copied::kChanged && following.images != nullptr) {
     uint64_t from = 0;
     switch (following.images->ImageAt(offset, following.seen, copy, &from)) {
-      case LeafImageRing::Found::kImage:
+      case LeafImageRing::Found::kImage: {
+        // The image is the leaf before the first commit after `seen` that
+        // the ring holds: one that changed it earlier may have gone
+        // unrecorded (no pin seen), and then the image's own version,
+        // that commit's, is above `seen`.
+        uint64_t word;
+        std::memcpy(&word, reinterpret_cast<const char*>(copy) + kLeafVersionOffset, sizeof(word));
+        if (VersionCommit(word) > following.seen) return Copied::kChanged;
         copied = Copied::kFromImage;
         break;
+      }
       case LeafImageRing::Found::kBorn:
         if (born_from != nullptr) *born_from = from;
         return Copied::kBorn;
