@@ -191,7 +191,7 @@ absl::Status StoreImpl::ReadFollowing(const ReadOptions& options, std::string_vi
     // separator moved up). Both read the snapshot's commit from the leaves
     // as it left them.
     if (options.snapshot != nullptr && (record == internal::LeafIndex::kLeafChanged || record == 0)) {
-      const internal::LeafIndex::Following at_snapshot{&*change_ring_, seen, leaf_images_ ? &*leaf_images_ : nullptr};
+      const internal::LeafIndex::Following at_snapshot{&*change_ring_, seen, leaf_images()};
       const absl::StatusOr<uint64_t> found = index_.LookupAtSnapshot(key, at_snapshot);
       if (!found.ok()) {
         pins_.Unpin(pin);

@@ -338,6 +338,7 @@ class StoreImpl final : public Store {
   // writer records the leaves each commit changes, a follower's snapshots
   // and scans read them as they were.
   std::optional<internal::LeafImageRing> leaf_images_;
+  const internal::LeafImageRing* leaf_images() const { return leaf_images_.has_value() ? &*leaf_images_ : nullptr; }
   internal::CrossProcessTurn* region_turn() { return region_turn_.has_value() ? &*region_turn_ : nullptr; }
   // A read-only open that shares the pool with writers (set by OpenWith).
   bool following_ = false;

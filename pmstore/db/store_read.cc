@@ -235,8 +235,7 @@ absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, const internal::Sna
   const std::string_view from = start.forward && start.from_end ? std::string_view() : start.key;
   absl::Status scanned;
   if (following_) {
-    const internal::LeafIndex::Following following{&*change_ring_, snapshot.sequence(),
-                                                   leaf_images_ ? &*leaf_images_ : nullptr};
+    const internal::LeafIndex::Following following{&*change_ring_, snapshot.sequence(), leaf_images()};
     scanned = start.forward ? index_.ScanFromFollowing(from, following, visit)
                             : index_.ScanBackFromFollowing(from, start.inclusive, start.from_end, following, visit);
   } else {
