@@ -12,9 +12,15 @@
 // which only ever keeps space longer. Keeping it exact at every unpin
 // cost a pinned Get 25-35 ns of its 330 (a sorted count per commit).
 //
+// The newest pinned commit is published beside it, for the writer's rule
+// on copying leaf images (ReaderSlot::NewestOtherPin): when a pin newer
+// than the published one appears, and exact where the oldest is made so.
+// Until then it is newer than the true one, which only costs copies.
+//
 // Thread-safe: pins come and go from reader threads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -31,7 +37,11 @@ class PinRegistry {
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t id = ++next_id_;
     pins_.emplace(id, seen_seq);
-    if (!published_.has_value() || seen_seq < *published_) Publish(seen_seq);
+    if (!published_.has_value()) {
+      Publish(Range{seen_seq, seen_seq});
+    } else if (seen_seq < published_->oldest || seen_seq > published_->newest) {
+      Publish(Range{std::min(seen_seq, published_->oldest), std::max(seen_seq, published_->newest)});
+    }
     return id;
   }
   void Unpin(uint64_t id) {
@@ -48,28 +58,41 @@ class PinRegistry {
   // through this sequence number (`fallback` when nobody holds a pin).
   uint64_t ReusableThrough(uint64_t fallback) {
     std::lock_guard<std::mutex> lock(mu_);
-    const std::optional<uint64_t> oldest = Oldest();
-    if (oldest != published_) Publish(oldest);
-    return oldest.has_value() && *oldest < fallback ? *oldest : fallback;
+    const std::optional<Range> pinned = Pinned();
+    if (pinned != published_) Publish(pinned);
+    return pinned.has_value() && pinned->oldest < fallback ? pinned->oldest : fallback;
   }
-  // Where the oldest pinned commit goes from now on (null: nowhere);
-  // published at once.
+  // Where the pinned commits go from now on (null: nowhere); published at
+  // once.
   void PublishTo(internal::ReaderSlot* slot) {
     std::lock_guard<std::mutex> lock(mu_);
     slot_ = slot;
-    Publish(Oldest());
+    Publish(Pinned());
   }
 
  private:
-  // The oldest commit a pin saw (a walk of them: pins are few).
-  std::optional<uint64_t> Oldest() const {
-    std::optional<uint64_t> oldest;
-    for (const auto& [id, seq] : pins_) oldest = oldest.has_value() && *oldest < seq ? *oldest : seq;
-    return oldest;
+  struct Range {
+    uint64_t oldest;
+    uint64_t newest;
+    bool operator==(const Range&) const = default;
+  };
+  // The oldest and newest commits the pins saw (a walk of them: pins are few).
+  std::optional<Range> Pinned() const {
+    std::optional<Range> pinned;
+    for (const auto& [id, seq] : pins_) {
+      pinned =
+          pinned.has_value() ? Range{std::min(pinned->oldest, seq), std::max(pinned->newest, seq)} : Range{seq, seq};
+    }
+    return pinned;
   }
-  void Publish(std::optional<uint64_t> oldest) {
-    published_ = oldest;
-    if (slot_ != nullptr) slot_->PublishPinned(oldest);
+  void Publish(std::optional<Range> pinned) {
+    published_ = pinned;
+    if (slot_ == nullptr) return;
+    if (pinned.has_value()) {
+      slot_->PublishPinned(pinned->oldest, pinned->newest);
+    } else {
+      slot_->PublishPinned(std::nullopt, std::nullopt);
+    }
   }
 
   const uint64_t fork_generation_ = env::CountForks();  // at the open, as the store's
@@ -77,7 +100,7 @@ class PinRegistry {
   uint64_t next_id_ = 0;
   std::map<uint64_t, uint64_t> pins_;  // id -> last commit it could see
   internal::ReaderSlot* slot_ = nullptr;
-  std::optional<uint64_t> published_;  // what slot_ holds (nullopt: no pin)
+  std::optional<Range> published_;  // what slot_ holds (nullopt: no pin)
 };
 
 }  // namespace pmstore

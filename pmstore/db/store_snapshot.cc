@@ -34,7 +34,7 @@ std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
     // pin is stored before any of them is loaded (store_follow.cc). And a
     // writer copies the leaves a commit changes, for this snapshot, only
     // when it sees a pin after it has announced the commit
-    // (ReaderSlot::OthersPin): a commit being applied now may have looked
+    // (ReaderSlot::NewestOtherPin): a commit being applied now may have looked
     // before this pin, so the snapshot is taken at its commit instead.
     // A writer that died inside a commit leaves it announced: after a
     // second the snapshot keeps its commit (its reads say Unavailable).

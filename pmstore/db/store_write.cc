@@ -295,10 +295,10 @@ void StoreImpl::Apply() {
     // while it is applied (format/leaf.h ReadStableLeaf).
     change_ring_->BeginApplying(committer_.next_seq());
     // The leaves as they were, for the snapshots of other processes: the
-    // copies while another process pins a commit, the moves of the chain's
-    // head always (a reader takes a missing copy for a lost one).
+    // copies those pins may read, the moves of the chain's head always (a
+    // reader takes a missing copy for a lost one).
     if (leaf_images_.has_value()) {
-      index_.RecordLeafImages(*leaf_images_, committer_.next_seq(), reader_slot_->OthersPin());
+      index_.RecordLeafImages(*leaf_images_, committer_.next_seq(), reader_slot_->NewestOtherPin());
     }
     index_.StampChangedLeaves(committer_.next_seq());
   }

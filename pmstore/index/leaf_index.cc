@@ -470,9 +470,9 @@ void LeafIndex::StoreHeader(Transaction& tx, uint64_t offset, LeafHeader header)
   }
 }
 
-void LeafIndex::RecordLeafImages(LeafImageRing& images, uint64_t seq, bool leaves) const {
+void LeafIndex::RecordLeafImages(LeafImageRing& images, uint64_t seq, std::optional<uint64_t> newest_pin) const {
   if (old_head_ != 0) images.Record(seq, LeafImageRing::kChainHead, nullptr, old_head_);
-  if (leaves) {
+  if (newest_pin.has_value()) {
     // Each leaf once, born when any listing says so (a leaf written whole
     // may have its header changed after in the same commit).
     std::vector<ChangedLeaf> changed = changed_headers_;
@@ -481,7 +481,17 @@ void LeafIndex::RecordLeafImages(LeafImageRing& images, uint64_t seq, bool leave
     });
     for (size_t i = 0; i < changed.size(); ++i) {
       if (i > 0 && changed[i].offset == changed[i - 1].offset) continue;
-      images.Record(seq, changed[i].offset, changed[i].born ? nullptr : LeafAt(changed[i].offset), changed[i].from);
+      if (changed[i].born) {
+        images.Record(seq, changed[i].offset, nullptr, changed[i].from);
+        continue;
+      }
+      // A pin before the leaf's last change reads the image that change
+      // recorded; one from it on reads the leaf as it is, until now. A
+      // long snapshot beside a busy writer so costs one entry per leaf,
+      // not one per change (a dump of the pool needs no more entries than
+      // it has leaves).
+      const uint64_t changed_by = VersionCommit(LeafVersion(base_, changed[i].offset).load(std::memory_order_relaxed));
+      if (changed_by <= *newest_pin) images.Record(seq, changed[i].offset, LeafAt(changed[i].offset));
     }
   }
   LeafImageRing::Recorded();

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -195,12 +196,15 @@ class LeafIndex {
   // `seq` (format/leaf.h), so that a reader of another process copies no
   // header half applied. After ChangeRing::BeginApplying(seq).
   void StampChangedLeaves(uint64_t seq) const;
-  // Before StampChangedLeaves, in a pool other processes read: the move
-  // of the chain's head by commit `seq`, and with `leaves` each leaf it
-  // changes, as it is before the commit, and each it writes whole, into
-  // `images` (share/leaf_image_ring.h), for their snapshots. A reader
-  // takes a leaf missing from the ring for one lost, never a head.
-  void RecordLeafImages(LeafImageRing& images, uint64_t seq, bool leaves) const;
+  // Before StampChangedLeaves, in a pool other processes read: into
+  // `images` (share/leaf_image_ring.h), for their snapshots, the move of
+  // the chain's head by commit `seq`, and while another process pins a
+  // commit (`newest_pin`, the newest) each leaf the commit writes whole
+  // and each it changes in place, as it is before the commit, unless no
+  // pin reads it as it is: its last change came after `newest_pin` (the
+  // image of that change serves the pins before it). A reader takes a
+  // leaf missing from the ring for one lost, never a head.
+  void RecordLeafImages(LeafImageRing& images, uint64_t seq, std::optional<uint64_t> newest_pin) const;
   // The transaction committed: its changes to the map are the index's.
   void Settle() {
     edits_.clear();

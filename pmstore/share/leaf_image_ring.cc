@@ -9,15 +9,34 @@ namespace pmstore::internal {
 namespace {
 
 // Leaves lie on unit boundaries: the offset's low bits say nothing.
-size_t BucketOf(uint64_t leaf) { return ((leaf >> 6) * 0x9e3779b97f4a7c15ull) >> 52; }
-static_assert(kLeafImageBuckets == size_t{1} << 12, "BucketOf keeps 12 bits");
+size_t BucketOf(uint64_t leaf) { return ((leaf >> 6) * 0x9e3779b97f4a7c15ull) >> 49; }
+static_assert(kLeafImageBuckets == size_t{1} << 15, "BucketOf keeps 15 bits");
+static_assert(kLeafImageSlots % kLeafImageReserveRun == 0, "the ring ends with a run");
 
 }  // namespace
+
+bool LeafImageRing::ReserveMore() {
+  region::ImageWords* words = region::ImageWordsOf(region_);
+  const uint64_t reserved = words->reserved.load(std::memory_order_relaxed);
+  if (env_ != nullptr) {
+    const off_t offset = region::kImageEntriesOffset + reserved * sizeof(region::ImageEntry);
+    if (env_->Fallocate(fd_, offset, kLeafImageReserveRun * sizeof(region::ImageEntry)) != 0) return false;
+  }
+  words->reserved.store(env_ != nullptr ? reserved + kLeafImageReserveRun : kLeafImageSlots, std::memory_order_relaxed);
+  return true;
+}
 
 void LeafImageRing::Record(uint64_t commit, uint64_t leaf, const Leaf* before, uint64_t from) {
   region::ImageWords* words = region::ImageWordsOf(region_);
   std::atomic<uint64_t>& bucket = region::ImageBucketsOf(region_)[BucketOf(leaf)];
-  const uint64_t position = words->next.load(std::memory_order_relaxed);
+  uint64_t position = words->next.load(std::memory_order_relaxed);
+  // The entries past the reserved ones are reached in order, once, on the
+  // ring's first round; with no room for them, the round ends early (the
+  // positions skipped are no entry's, and no chain names them).
+  const uint64_t slot = position % kLeafImageSlots;
+  if (slot >= words->reserved.load(std::memory_order_relaxed) && !ReserveMore()) {
+    position += kLeafImageSlots - slot;
+  }
   region::ImageEntry& entry = region::ImageEntriesOf(region_)[position % kLeafImageSlots];
   if (position >= kLeafImageSlots && entry.commit > words->lost_through.load(std::memory_order_relaxed)) {
     words->lost_through.store(entry.commit, std::memory_order_relaxed);

@@ -19,22 +19,37 @@
 // (format/leaf.h Leaf): the records and cells it names are kept by the
 // reader's pin, as they are for an unchanged leaf.
 //
-// Depends on format/ (the leaf's size) and the region's layout. A handle
-// into a ReaderSlot's mapping, valid while the slot is.
+// The region file is sparse, and a page of tmpfs is made when first
+// written: were /dev/shm full then, the write would raise SIGBUS. So the
+// writer reserves the ring's pages (fallocate) a run of entries at a time
+// before it first writes them, and where /dev/shm has no room for more it
+// wraps early, over the entries it has: the ring is shorter, never a
+// crash. (The region's creation reserves everything before the entries,
+// and their first run.)
+//
+// Depends on format/ (the leaf's size), env/ (fallocate) and the region's
+// layout. A handle into a ReaderSlot's mapping, valid while the slot is.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
 
+#include "pmstore/env/env.h"
 #include "pmstore/format/leaf.h"
 
 namespace pmstore::internal {
 
-// 4 096 leaves, some 5.3 MiB of the region: the changes of 4 096 single
-// Puts, or of a hundred 40-key batches, before a snapshot that began
-// earlier is given up.
-inline constexpr size_t kLeafImageSlots = 4096;
-inline constexpr size_t kLeafImageBuckets = 4096;
+// 32 768 leaves, at most 44 MB of the region: a writer (each leaf's
+// image is kept once for a snapshot however often the leaf changes) may
+// change that many leaves, a pool of some million keys, before a snapshot
+// of another process that began earlier is given up. A busy pool's
+// region holds the whole ring; an idle one's, what its writers wrote.
+inline constexpr size_t kLeafImageSlots = 32768;
+inline constexpr size_t kLeafImageBuckets = 32768;
+// Entries reserved at a time (some 344 KiB).
+inline constexpr size_t kLeafImageReserveRun = 256;
 
 class LeafImageRing {
  public:
@@ -48,7 +63,9 @@ class LeafImageRing {
   // from the head before (offset 0 is the superblock's, never a leaf's).
   static constexpr uint64_t kChainHead = 0;
 
-  explicit LeafImageRing(void* region) : region_(region) {}
+  // The region open as `fd`, whose pages Record reserves through `env`;
+  // env null: the region is memory throughout (nothing to reserve).
+  LeafImageRing(void* region, env::Env* env, int fd) : region_(region), env_(env), fd_(fd) {}
 
   // --- the writer, holding the turn, before it stamps the leaves ---
   // The leaf at `leaf` as it is before `commit` changes it, copied from
@@ -67,7 +84,13 @@ class LeafImageRing {
   Found ImageAt(uint64_t leaf, uint64_t seen, Leaf* copy, uint64_t* from) const;
 
  private:
+  // Reserves the next run of entries' pages; false when /dev/shm has no
+  // room for them (then the ring wraps before them).
+  bool ReserveMore();
+
   void* region_;
+  env::Env* env_;
+  int fd_;
 };
 
 }  // namespace pmstore::internal

@@ -141,6 +141,16 @@ absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path,
   // new pages read as zeros, every slot free.
   if (const int err = env->Ftruncate(fd, 0); err != 0) return base::ErrnoStatus(err, "ftruncate", path);
   if (const int err = env->Ftruncate(fd, kBytes); err != 0) return base::ErrnoStatus(err, "ftruncate", path);
+  // Its pages made now, up to the image ring's first run (the writer
+  // reserves the others as it reaches them): a page of a full tmpfs made
+  // by a write would raise SIGBUS in whoever wrote it.
+  constexpr size_t kReservedBytes = region::kImageEntriesOffset + kLeafImageReserveRun * sizeof(region::ImageEntry);
+  if (const int err = env->Fallocate(fd, 0, kReservedBytes); err != 0) {
+    const absl::Status failed = base::ErrnoStatus(err, "fallocate", path);
+    return absl::Status(failed.code(),
+                        absl::StrCat(failed.message(), ": no room in ", kLockRegionDirectory,
+                                     " for the pool's lock region (", kReservedBytes, " bytes to begin with)"));
+  }
   // The pool's permission bits, whatever the umask: whoever may open the
   // pool may take a slot. EPERM: a file another user made; it keeps the
   // bits that user gave it, from the same pool.
@@ -153,6 +163,7 @@ absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path,
     return made;
   }
   ChangeRing::MakeIn(region);
+  region::ImageWordsOf(region)->reserved.store(kLeafImageReserveRun, std::memory_order_relaxed);
   region::Header* header = region::HeaderOf(region);
   header->version = region::kVersion;
   header->slot_count = kReaderSlots;
@@ -248,6 +259,7 @@ absl::StatusOr<int> ClearStaleSlots(env::Env* env, int fd, void* region, const s
     PMSTORE_ASSIGN_OR_RETURN(const bool dead, TryLock(env, fd, F_WRLCK, kSlotLockBase + index, path));
     if (!dead) continue;
     slot.pinned_commit.store(0, std::memory_order_relaxed);  // a dead process reads nothing
+    slot.newest_pinned.store(0, std::memory_order_relaxed);
     slot.last_commit.store(0, std::memory_order_relaxed);
     if (slot.pid.exchange(0, std::memory_order_acq_rel) != 0) ++cleared;
     Unlock(env, fd, kSlotLockBase + index);
@@ -296,6 +308,7 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
       slot.flags.store(writable ? kSlotWritable : 0, std::memory_order_relaxed);
       slot.opened_unix_ns.store(UnixNanos(), std::memory_order_relaxed);
       slot.pinned_commit.store(0, std::memory_order_relaxed);
+      slot.newest_pinned.store(0, std::memory_order_relaxed);
       slot.last_commit.store(0, std::memory_order_relaxed);
       slot.pid.store(getpid(), std::memory_order_release);
       std::atomic<uint32_t>& high = region::HeaderOf(region)->slots_high;
@@ -316,8 +329,10 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
 ReaderSlot::ReaderSlot(env::Env* env, std::string path, int fd, void* region, uint32_t index, uint64_t fork_generation)
     : env_(env), path_(std::move(path)), fd_(fd), region_(region), index_(index), fork_generation_(fork_generation) {}
 
-void ReaderSlot::PublishPinned(std::optional<uint64_t> commit) {
-  region::SlotsOf(region_)[index_].pinned_commit.store(commit.has_value() ? *commit + 1 : 0, std::memory_order_release);
+void ReaderSlot::PublishPinned(std::optional<uint64_t> oldest, std::optional<uint64_t> newest) {
+  SlotWords& slot = region::SlotsOf(region_)[index_];
+  slot.newest_pinned.store(newest.has_value() ? *newest + 1 : 0, std::memory_order_relaxed);
+  slot.pinned_commit.store(oldest.has_value() ? *oldest + 1 : 0, std::memory_order_release);
 }
 
 std::optional<uint64_t> ReaderSlot::OldestPinned() const {
@@ -335,19 +350,20 @@ std::optional<uint64_t> ReaderSlot::OldestPinned() const {
   return CommitOf(oldest);
 }
 
-bool ReaderSlot::OthersPin() const {
+std::optional<uint64_t> ReaderSlot::NewestOtherPin() const {
   const uint32_t high = std::min(region::HeaderOf(region_)->slots_high.load(std::memory_order_acquire), kReaderSlots);
   const SlotWords* slots = region::SlotsOf(region_);
+  uint64_t newest = 0;  // a slot's word: 1 + the commit, 0 for none
   for (uint32_t index = 0; index < high; ++index) {
-    if (index != index_ && slots[index].pinned_commit.load(std::memory_order_relaxed) != 0) return true;
+    if (index != index_) newest = std::max(newest, slots[index].newest_pinned.load(std::memory_order_relaxed));
   }
-  return false;
+  return CommitOf(newest);
 }
 
 uint64_t ReaderSlot::PinNewestPublished(const ChangeRing& ring) {
   uint64_t commit = ring.published().value_or(0);
   for (;;) {
-    PublishPinned(commit);
+    PublishPinned(commit, commit);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const uint64_t now = ring.published().value_or(0);
     if (now == commit) return commit;
@@ -365,6 +381,7 @@ ReaderSlot::~ReaderSlot() {
   UnregisterForFork(fd_);
   if (env::ForkGeneration() == fork_generation_) {
     region::SlotsOf(region_)[index_].pinned_commit.store(0, std::memory_order_relaxed);
+    region::SlotsOf(region_)[index_].newest_pinned.store(0, std::memory_order_relaxed);
     region::SlotsOf(region_)[index_].pid.store(0, std::memory_order_release);
     Unlock(env_, fd_, kSlotLockBase + index_);
     // Leaving: the last to leave removes the region, with the init lock

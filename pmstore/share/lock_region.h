@@ -88,11 +88,12 @@ class ReaderSlot {
 
   uint32_t index() const { return index_; }
   // Publishes the oldest commit that any pin, snapshot, iterator or
-  // transaction of this open reads (nullopt: none), for `pmstore readers` and,
-  // once processes share a pool for writing, for the writer's rule on
-  // reusing freed space. Not in a forked child (the region is not mapped
+  // transaction of this open reads (nullopt: none), for `pmstore readers`
+  // and for the writer's rule on reusing freed space, and the newest (or
+  // a newer one), for its rule on copying leaf images (NewestOtherPin).
+  // Both or neither. Not in a forked child (the region is not mapped
   // there).
-  void PublishPinned(std::optional<uint64_t> commit);
+  void PublishPinned(std::optional<uint64_t> oldest, std::optional<uint64_t> newest);
   // A writable open publishes the newest commit it made (or found at
   // open), for `pmstore readers`, where a pin's lag behind it shows. Not in
   // a forked child.
@@ -104,14 +105,15 @@ class ReaderSlot {
   // it published the commit whose freed space it would release. Not in a
   // forked child.
   std::optional<uint64_t> OldestPinned() const;
-  // Whether an open of another slot pins a commit (a dead one's counts
-  // too): a writer that has announced a commit (ChangeRing::BeginApplying)
-  // asks, to copy leaf images only when some other process may read them.
-  // Relaxed loads, no fence (one per commit cost a durable Put 7 %): a
-  // reader that pins as the announcement is still on its way may be
-  // missed, and its snapshot then says Aborted at a leaf that commit
-  // changed; it never reads a wrong one.
-  bool OthersPin() const;
+  // The newest commit an open of another slot pins (a dead one's counts
+  // too; nullopt: none pins): a writer that has announced a commit
+  // (ChangeRing::BeginApplying) asks, to copy the image of a leaf only
+  // when some other process may read the leaf as it is, i.e. pins a commit
+  // at or after the leaf's last change. Relaxed loads, no fence (one per
+  // commit cost a durable Put 7 %): a reader that pins as the
+  // announcement is still on its way may be missed, and its snapshot then
+  // says Aborted at a leaf that commit changed; it never reads a wrong one.
+  std::optional<uint64_t> NewestOtherPin() const;
   // The reader's half of that rule, for a reader of another process than
   // the writer's, which reads the pool as the writer changes it: pins the
   // newest commit published in `ring` (0 when none is) and returns it.
@@ -133,7 +135,7 @@ class ReaderSlot {
   // The pool's change ring, likewise.
   ChangeRing change_ring() const { return ChangeRing(region_, path_); }
   // The pool's leaf image ring, likewise.
-  LeafImageRing leaf_images() const { return LeafImageRing(region_); }
+  LeafImageRing leaf_images() const { return LeafImageRing(region_, env_, fd_); }
 
  private:
   ReaderSlot(env::Env* env, std::string path, int fd, void* region, uint32_t index, uint64_t fork_generation);

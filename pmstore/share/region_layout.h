@@ -24,8 +24,10 @@ inline constexpr uint64_t kMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-en
 // process has left, the next one makes the region anew in its own.
 // Version 2 added the slots' pinned commit; version 3 the writer turn, the
 // change ring, the highest slot taken and the slots' last commit; version
-// 4 the commit being applied; version 5 the leaf image ring.
-inline constexpr uint32_t kVersion = 5;
+// 4 the commit being applied; version 5 the leaf image ring; version 6
+// the slots' newest pinned commit, a ring of 32 768 leaf images and its
+// pages reserved.
+inline constexpr uint32_t kVersion = 6;
 
 struct Header {
   uint64_t magic;
@@ -72,6 +74,9 @@ struct alignas(64) ImageWords {
   // chain meets an overwritten entry lost nothing after its commit `seen`
   // when this is at most `seen`. Stored before the entry is.
   std::atomic<uint64_t> lost_through;
+  // Entries whose pages are reserved (leaf_image_ring.h): the first run
+  // when the region is made, more as the writer reaches them.
+  std::atomic<uint64_t> reserved;
 };
 // An entry of the leaf image ring (leaf_image_ring.h). `position` is 1 +
 // the entry's place in the sequence of entries, 0 while the writer writes
@@ -97,6 +102,10 @@ struct alignas(64) SlotWords {
   // the owner's open reads; 0 when none does (an empty pool's commit 0
   // may be pinned). LMDB's mr_txnid.
   std::atomic<uint64_t> pinned_commit;
+  // 1 + the newest commit such a pin reads, or newer (it may stay up
+  // after that pin went, until the last goes); 0 when none does. A writer
+  // copies a leaf's image only for a pin from the leaf's last change on.
+  std::atomic<uint64_t> newest_pinned;
   // 1 + the newest commit a writable open made, or found when it opened;
   // 0 for a read-only open. What its pins lag behind.
   std::atomic<uint64_t> last_commit;

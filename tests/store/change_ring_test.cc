@@ -220,7 +220,7 @@ TEST_F(ChangeRingTest, AReaderPinsTheNewestPublishedCommitAndTheWriterSeesThePin
   std::unique_ptr<ReaderSlot> writer = Attach();
   ASSERT_NE(writer, nullptr);
   EXPECT_EQ(writer->OldestPinned(), 2u) << "the writer does not see the reader's pin";
-  slot_->PublishPinned(std::nullopt);
+  slot_->PublishPinned(std::nullopt, std::nullopt);
   EXPECT_EQ(writer->OldestPinned(), std::nullopt);
 }
 

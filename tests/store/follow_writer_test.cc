@@ -456,6 +456,31 @@ TEST(FollowWriterTest, ThreadsOfAFollowerCatchUpInTurnsAndEachReadsWholeCommits)
   EXPECT_EQ(follower.Finish(), "ok");
 }
 
+// The least key of each leaf of the pool at `path`, in chain order, read
+// from the file (a writer may have it open: its last commit is synced).
+std::vector<std::string> LeastKeysOfLeaves(const std::string& path) {
+  std::vector<std::string> keys;
+  const int fd = open(path.c_str(), O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) return keys;
+  const uint64_t length = static_cast<uint64_t>(st.st_size);
+  void* mapped = mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (mapped == MAP_FAILED) return keys;
+  const char* base = static_cast<const char*>(mapped);
+  uint64_t leaf;
+  std::memcpy(&leaf, base + internal::kRootHeadLeafWord, sizeof(leaf));
+  for (int n = 0; leaf != 0 && leaf + sizeof(internal::Leaf) <= length && n < 100000; ++n) {
+    const auto* at = reinterpret_cast<const internal::Leaf*>(base + leaf);
+    if (at->header.count > 0) {
+      keys.emplace_back(internal::RecordKey(base, length, at->slots[at->header.perm[0]].record));
+    }
+    leaf = at->header.next;
+  }
+  munmap(mapped, length);
+  return keys;
+}
+
 // A snapshot a follower took reads the pool as it was then, after the
 // writer overwrote every key in place and after it split every leaf: the
 // leaves as they were come from the pool's leaf image ring. The
@@ -506,7 +531,10 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsItsCommitThroughLeavesChangedAndBo
       return "";
     };
     WriteByte(out);
-    for (const char* after : {"after the overwrites", "after the splits"}) {
+    for (const char* after : {"after the overwrites",
+                              "after rounds of overwrites that change more leaves than the "
+                              "image ring holds",
+                              "after the splits"}) {
       if (!ReadByte(in)) return "no word from the writer";
       if (std::string wrong = check(after); !wrong.empty()) return wrong;
       WriteByte(out);
@@ -517,35 +545,23 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsItsCommitThroughLeavesChangedAndBo
   // Every group at version 3: each key overwritten, each leaf changed in place.
   for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 3)).ok());
   ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
+  // The same again, until the leaves changed outnumber the ring's entries
+  // twice: the snapshot needs each leaf's image once, kept however often
+  // the leaf changes after (all aborted when every change took an entry).
+  // A round: one commit that overwrites the least key of every leaf.
+  ASSERT_TRUE(writer->Sync().ok());
+  const std::vector<std::string> least_keys = LeastKeysOfLeaves(path);
+  ASSERT_GT(least_keys.size(), 10u);
+  for (size_t round = 0; round * least_keys.size() < 2 * internal::kLeafImageSlots; ++round) {
+    WriteBatch batch;
+    for (const std::string& key : least_keys) batch.Put(key, Versioned(key, 3));
+    ASSERT_TRUE(writer->Write({.sync = false}, batch).ok());
+  }
+  ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
   // Every group at version 2, with its extra keys: the leaves split.
   for (uint64_t g = 0; g < kGroups; ++g) ASSERT_TRUE(writer->Write({.sync = false}, GroupAtVersion(g, 2)).ok());
   ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
   EXPECT_EQ(follower.Finish(), "ok");
-}
-
-// The least key of each leaf of the pool at `path`, in chain order, read
-// from the file (a writer may have it open: its last commit is synced).
-std::vector<std::string> LeastKeysOfLeaves(const std::string& path) {
-  std::vector<std::string> keys;
-  const int fd = open(path.c_str(), O_RDONLY);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) return keys;
-  const uint64_t length = static_cast<uint64_t>(st.st_size);
-  void* mapped = mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (mapped == MAP_FAILED) return keys;
-  const char* base = static_cast<const char*>(mapped);
-  uint64_t leaf;
-  std::memcpy(&leaf, base + internal::kRootHeadLeafWord, sizeof(leaf));
-  for (int n = 0; leaf != 0 && leaf + sizeof(internal::Leaf) <= length && n < 100000; ++n) {
-    const auto* at = reinterpret_cast<const internal::Leaf*>(base + leaf);
-    if (at->header.count > 0) {
-      keys.emplace_back(internal::RecordKey(base, length, at->slots[at->header.perm[0]].record));
-    }
-    leaf = at->header.next;
-  }
-  munmap(mapped, length);
-  return keys;
 }
 
 // A follower's snapshot keeps reading the keys the writer deletes after
@@ -595,7 +611,25 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsKeysDeletedAfterItUntilTheImageRin
       }
     }
     WriteByte(out);
-    if (!ReadByte(in)) return "no word from the writer";
+    // A newer snapshot after each commit of the writer ('n'), which reads
+    // each leaf as it is: every change needs an image, the overrun's. The
+    // one before still reads its commit: the process's newest pin counts,
+    // not only its oldest.
+    std::unique_ptr<Snapshot> newer;
+    std::vector<std::string> left;  // the keys each round overwrites
+    char word;
+    for (uint64_t round = 0; read(in, &word, 1) == 1 && word == 'n'; ++round) {
+      if (newer == nullptr) left = LeastKeysOfLeaves(path);
+      for (const std::string& key : newer == nullptr ? std::vector<std::string>() : left) {
+        const absl::Status got = (*store)->Get(ReadOptions{.snapshot = newer.get()}, key, &value);
+        if (!got.ok() || value != Versioned(key, 2 + (round - 1) % 2)) {
+          return absl::StrCat("round ", round, ": the previous round's snapshot read ", key, ": ", got.ToString());
+        }
+      }
+      newer = (*store)->GetSnapshot();
+      WriteByte(out);
+    }
+    if (word != 'w') return "no word from the writer";
     const absl::Status overrun = (*store)->Get(at_snapshot, KeyOf(kKeys - 1), &value);
     if (!absl::IsAborted(overrun)) return "after the overrun: " + overrun.ToString();
     return "ok";
@@ -604,11 +638,17 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsKeysDeletedAfterItUntilTheImageRin
   for (uint64_t k = 0; k < kDeleted; ++k) ASSERT_TRUE(writer->Delete({.sync = false}, KeyOf(k)).ok());
   for (const std::string& key : least_keys) ASSERT_TRUE(writer->Delete({.sync = false}, key).ok());
   ASSERT_TRUE(follower.Send('w') && follower.Receive()) << follower.Finish();
-  // The last key overwritten, one commit each, until the ring holds no
-  // image of its leaf older than the last thousands.
-  const std::string last = KeyOf(kKeys - 1);
-  for (int n = 0; n < 2 * static_cast<int>(internal::kLeafImageSlots); ++n) {
-    ASSERT_TRUE(writer->Put({.sync = false}, last, Versioned(last, 2 + n % 2)).ok());
+  // The least key of every leaf left overwritten, a commit each round,
+  // each round read by a newer snapshot, until the ring holds no image
+  // older than the last round's thousands.
+  ASSERT_TRUE(writer->Sync().ok());
+  const std::vector<std::string> left = LeastKeysOfLeaves(path);
+  ASSERT_GT(left.size(), 10u);
+  for (size_t round = 0; round * left.size() < 2 * internal::kLeafImageSlots; ++round) {
+    WriteBatch batch;
+    for (const std::string& key : left) batch.Put(key, Versioned(key, 2 + round % 2));
+    ASSERT_TRUE(writer->Write({.sync = false}, batch).ok());
+    ASSERT_TRUE(follower.Send('n') && follower.Receive()) << follower.Finish();
   }
   ASSERT_TRUE(follower.Send('w')) << follower.Finish();
   EXPECT_EQ(follower.Finish(), "ok");

@@ -4,15 +4,24 @@
 // `seen` and which leaf it took its keys from, learns that nothing
 // changed it, and, once the writer has overwritten what it needed, that
 // it cannot know. The ring over a zeroed buffer laid out as the lock
-// region (the region file's pages read as zeros when made).
+// region (the region file's pages read as zeros when made), and over a
+// real region, whose pages the writer reserves as it reaches them.
 #include "pmstore/share/leaf_image_ring.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
 #include "gtest/gtest.h"
+#include "pmstore/share/lock_region.h"
 #include "pmstore/share/region_layout.h"
+#include "store/lock_region_test_util.h"
+#include "support/fault_injection_env.h"
 
 namespace pmstore::internal {
 namespace {
@@ -42,7 +51,7 @@ constexpr uint64_t kLeafA = 1 << 20, kLeafB = 2 << 20, kLeafC = 3 << 20;
 
 TEST(LeafImageRingTest, AReaderGetsTheLeafAsItsCommitLeftIt) {
   auto region = ZeroedRegion();
-  LeafImageRing ring(region.get());
+  LeafImageRing ring(region.get(), nullptr, -1);
   const Leaf before5 = LeafWith(1), before7 = LeafWith(2);
   ring.Record(5, kLeafA, &before5);
   ring.Record(6, kLeafB, nullptr, kLeafA);  // born from A's keys
@@ -67,7 +76,7 @@ TEST(LeafImageRingTest, AReaderGetsTheLeafAsItsCommitLeftIt) {
 
 TEST(LeafImageRingTest, AReaderWhoseImagesWereOverwrittenLearnsItCannotKnow) {
   auto region = ZeroedRegion();
-  LeafImageRing ring(region.get());
+  LeafImageRing ring(region.get(), nullptr, -1);
   const Leaf before = LeafWith(3);
   ring.Record(5, kLeafA, &before);
   // A lap of other leaves' images, commits 10 on: A's entry is
@@ -82,6 +91,69 @@ TEST(LeafImageRingTest, AReaderWhoseImagesWereOverwrittenLearnsItCannotKnow) {
   EXPECT_EQ(ring.ImageAt(kLeafA, 9, &copy, &from), Found::kNone);
   EXPECT_EQ(ring.ImageAt(kLeafC + 64 * kLeafImageSlots, 9, &copy, &from), Found::kImage);
   EXPECT_EQ(copy.header.count, 3);
+}
+
+// The region file is sparse: a writer reserves the ring's pages a run of
+// entries at a time (a page of a full /dev/shm made by a write would
+// raise SIGBUS). Where no room is left, the ring wraps over the entries
+// it has, and a reader of an entry overwritten so learns it cannot know.
+class LeafImageRingRegionTest : public testing::LockRegionTest {
+ protected:
+  // A writable slot in the pool's region, attached through `env_`.
+  std::unique_ptr<ReaderSlot> AttachThroughEnv() {
+    const int fd = open(pool_.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    auto slot = ReaderSlot::Attach(&env_, fd, /*writable=*/true);
+    close(fd);
+    return slot.ok() ? std::move(*slot) : nullptr;
+  }
+  size_t Fallocates() const {
+    size_t calls = 0;
+    for (const auto& record : env_.trace()) calls += record.call == testing::FaultInjectionEnv::Call::kFallocate;
+    return calls;
+  }
+  // Bytes of the region's file that hold pages.
+  uint64_t RegionBytes(const ReaderSlot& slot) const {
+    struct stat st;
+    return stat(slot.region_path().c_str(), &st) == 0 ? uint64_t{512} * st.st_blocks : 0;
+  }
+
+  testing::FaultInjectionEnv env_;
+};
+
+TEST_F(LeafImageRingRegionTest, AWriterWrapsTheRingEarlyWhereDevShmHasNoRoomForMoreEntries) {
+  auto slot = AttachThroughEnv();
+  ASSERT_NE(slot, nullptr);
+  EXPECT_EQ(Fallocates(), 1u) << "the region's making reserves its first pages";
+  const uint64_t made = RegionBytes(*slot);
+  EXPECT_GE(made, region::kImageEntriesOffset + kLeafImageReserveRun * sizeof(region::ImageEntry));
+  EXPECT_LT(made, region::kBytes / 4);
+  LeafImageRing ring = slot->leaf_images();
+  const Leaf before = LeafWith(4);
+  const auto leaf = [](uint64_t i) { return kLeafA + 64 * i; };
+  // No room for a second run: the entry after the first run overwrites
+  // the first entry.
+  env_.Reset();
+  env_.FailAt(0, ENOSPC);
+  for (uint64_t i = 0; i <= kLeafImageReserveRun; ++i) ring.Record(10 + i, leaf(i), &before);
+  LeafImageRing::Recorded();
+  EXPECT_EQ(Fallocates(), 1u) << "one try, at the run's end";
+  EXPECT_EQ(RegionBytes(*slot), made);
+  Leaf copy;
+  uint64_t from = 0;
+  EXPECT_EQ(ring.ImageAt(leaf(0), 9, &copy, &from), Found::kUnknown) << "overwritten by the entry after the run";
+  EXPECT_EQ(ring.ImageAt(leaf(1), 10, &copy, &from), Found::kImage);
+  EXPECT_EQ(copy.header.count, 4);
+  // Room again: the next round reserves the second run when it reaches
+  // it, and the ring holds more than a run from then on.
+  env_.Reset();
+  for (uint64_t i = 0; i <= kLeafImageReserveRun; ++i) ring.Record(1000 + i, leaf(i), &before);
+  LeafImageRing::Recorded();
+  EXPECT_EQ(Fallocates(), 1u);
+  EXPECT_GE(RegionBytes(*slot), made + kLeafImageReserveRun * sizeof(region::ImageEntry));
+  EXPECT_EQ(ring.ImageAt(leaf(0), 999, &copy, &from), Found::kImage)
+      << "the round's first entry is still there: the ring went on past the first run";
+  EXPECT_EQ(ring.ImageAt(leaf(kLeafImageReserveRun), 999, &copy, &from), Found::kImage);
 }
 
 }  // namespace

@@ -385,7 +385,7 @@ class ForeignPin {
       close(hold[1]);
       const int fd = open(pool.c_str(), O_RDONLY | O_CLOEXEC);
       auto slot = internal::ReaderSlot::Attach(env::Env::Default(), fd, /*writable=*/false);
-      if (slot.ok()) (*slot)->PublishPinned(commit);
+      if (slot.ok()) (*slot)->PublishPinned(commit, commit);
       const char word = slot.ok() ? 'p' : 'x';
       if (write(ready[1], &word, 1) != 1) _exit(3);
       char byte;

@@ -53,8 +53,9 @@ struct Options {
   // reopening, following the writer's published changes (doc/STORE.md,
   // "Many processes on one pool"). A snapshot or an iterator of a
   // read-only open reads the commit it began at, with the leaves the
-  // writer changed since as they were (the lock region's leaf image ring,
-  // some 4 000 changed leaves deep); one that outlives that many returns
+  // writer changed since as they were (the lock region's leaf image ring:
+  // one image of each leaf however often it changes, 32 768 leaves deep,
+  // a pool of some million keys); one that outlives that many returns
   // Aborted (begin it again). CheckNow checks the newest commit, holding
   // the writer's next commit off while it checks. A pool that a crash left
   // mid-commit, with no writer to recover it, is recovered in this

@@ -65,7 +65,8 @@
 //                       open reached a leaf that the writer of another
 //                       process changed after it began, and the leaf
 //                       image ring no longer holds it as it was: some
-//                       4 000 leaves changed since (begin it again)
+//                       32 000 leaf images recorded since (begin it
+//                       again)
 //   Unavailable         a read of a read-only open met a leaf left
 //                       mid-commit for over a second: the writer of
 //                       another process died inside a commit
