@@ -151,6 +151,14 @@ void StoreImpl::LoadWritersSpace() {
   space_loaded_.store(true, std::memory_order_release);
 }
 
+absl::Status StoreImpl::CheckNotRecoveredSince(const SnapshotImpl& snapshot) const {
+  if (change_ring_->recoveries() == snapshot.recoveries_) return absl::OkStatus();
+  return absl::AbortedError(absl::StrCat(
+      pool_->path, ": the pool was recovered in place after this snapshot or iterator began at commit ",
+      snapshot.sequence(), " (the process writing it died inside a commit, and the next writable open finished ",
+      "it): begin it again"));
+}
+
 absl::Status StoreImpl::ReadFollowing(const ReadOptions& options, std::string_view key, bool take_pins,
                                       const std::function<void(std::string_view value, uint64_t seen)>& take) {
   // The quiet path: while no writer applies a commit (an idle writer, or
@@ -210,6 +218,13 @@ absl::Status StoreImpl::ReadFollowing(const ReadOptions& options, std::string_vi
       pins_.Unpin(pin);
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       continue;
+    }
+    if (options.snapshot != nullptr) {
+      const absl::Status current = CheckNotRecoveredSince(static_cast<const SnapshotImpl&>(*options.snapshot));
+      if (!current.ok()) {
+        pins_.Unpin(pin);
+        return current;
+      }
     }
     internal::RecordView view;
     const absl::Status status = ReadValue(options, record, &view);

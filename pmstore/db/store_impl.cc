@@ -165,7 +165,13 @@ absl::Status StoreImpl::Recover(bool* in_memory) {
   // recovery replays or undoes commits in place, stamping no version word:
   // every leaf reads as busy until the open publishes (OpenWith), or, if
   // this open dies or fails here, until the next writable open does.
-  if (change_ring_.has_value() && !pool_->read_only) change_ring_->BeginApplying(internal::kApplyingEveryLeaf);
+  if (change_ring_.has_value() && !pool_->read_only) {
+    change_ring_->BeginApplying(internal::kApplyingEveryLeaf);
+    // And the snapshots they hold are told when recovery writes anything
+    // (a look first, writing nothing): they cannot tell the leaves it
+    // changes from their own commit's.
+    if (!recover_logs(/*verify_only=*/true).ok()) change_ring_->CountRecovery();
+  }
   // A pool mapped without write permission (device DAX, read-only) can
   // only be found to need no recovery. A read-only open of a file looks
   // first, then recovers into its private mapping when it must.

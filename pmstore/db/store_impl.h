@@ -224,6 +224,10 @@ class StoreImpl final : public Store {
   // A follower's allocator view (Stats, Check): caught up, then the
   // bitmaps loaded as they are now, which the writer's process owns.
   void LoadWritersSpace() ABSL_LOCKS_EXCLUDED(write_mu_, mu_);
+  // OK unless the pool was recovered in place (ChangeRing::CountRecovery)
+  // after a follower's `snapshot` began: then Aborted, which its reads
+  // return once they have read (the check comes after the reads).
+  absl::Status CheckNotRecoveredSince(const SnapshotImpl& snapshot) const;
   // A follower's point read of `key` as `options` sees it: `take` gets
   // the value, and the commit it was read at, while the read's pin (or a
   // quiet pool) holds the value's space; NotFound when it is absent.
@@ -400,6 +404,10 @@ class SnapshotImpl final : public Snapshot {
   friend class StoreImpl;
   // Set once, by GetSnapshot, before anyone else sees this snapshot.
   internal::SnapshotList::Handle handle_;
+  // A follower's: the pool's recoveries in place when it began
+  // (kUnknownRecoveries: it began during one).
+  static constexpr uint64_t kUnknownRecoveries = UINT64_MAX;
+  uint64_t recoveries_ = 0;
   // nullptr once the store is destroyed: an iterator destroyed after its
   // store (which iterator.h forbids, but which was harmless before
   // iterators took snapshots) must not reach into it.

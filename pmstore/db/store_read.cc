@@ -244,6 +244,7 @@ absl::Status StoreImpl::ScanAt(const SnapshotImpl& snapshot, const internal::Sna
   }
   if (!scanned.ok()) return absl::Status(scanned.code(), absl::StrCat(pool_->path, ": ", scanned.message()));
   for (; !stopped && !overlay.done(); overlay.Next()) take_old(overlay.record());
+  if (following_ && status.ok()) return CheckNotRecoveredSince(snapshot);
   return status;
 }
 

@@ -24,8 +24,12 @@ std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
   // cannot follow, at the last it followed, and reads through it fail
   // as this Follow did.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  uint64_t seq, pin;
+  uint64_t seq, pin, recoveries = 0;
   for (;;) {
+    // Loaded before the pool is found quiet: a recovery announces itself
+    // (kApplyingEveryLeaf) before it counts, so a quiet pool's count is
+    // from before any recovery this snapshot's commit may meet.
+    if (following_) recoveries = change_ring_->recoveries();
     const bool followed = following_ && !closed_ && Follow().ok();
     seq = committer_.last_seq();
     pin = pins_.Pin(seq);
@@ -39,11 +43,18 @@ std::unique_ptr<Snapshot> StoreImpl::GetSnapshot() {
     // A writer that died inside a commit leaves it announced: after a
     // second the snapshot keeps its commit (its reads say Unavailable).
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (change_ring_->Quiet(followed_) || std::chrono::steady_clock::now() > give_up) break;
+    if (change_ring_->Quiet(followed_)) break;
+    if (std::chrono::steady_clock::now() > give_up) {
+      // Taken during a recovery in place, which may have counted already:
+      // its reads say Aborted once it is done.
+      if (change_ring_->applying() == internal::kApplyingEveryLeaf) recoveries = SnapshotImpl::kUnknownRecoveries;
+      break;
+    }
     pins_.Unpin(pin);
     std::this_thread::yield();
   }
   auto snapshot = std::make_unique<SnapshotImpl>(this, seq, pin);
+  snapshot->recoveries_ = recoveries;
   snapshot->handle_ = snapshots_.Add(snapshot.get());
   return snapshot;
 }

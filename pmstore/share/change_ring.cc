@@ -94,6 +94,19 @@ void ChangeRing::Publish(uint64_t commit) {
   published->applying.store(0, std::memory_order_release);
 }
 
+void ChangeRing::CountRecovery() {
+  std::atomic<uint64_t>& recoveries = region::PublishedOf(region_)->recoveries;
+  recoveries.store(recoveries.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  // A seqlock's writer: a reader that sees a word the recovery writes next
+  // sees the count.
+  std::atomic_thread_fence(std::memory_order_release);
+}
+
+uint64_t ChangeRing::recoveries() const {
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return region::PublishedOf(region_)->recoveries.load(std::memory_order_relaxed);
+}
+
 uint64_t ChangeRing::applying() const {
   return region::PublishedOf(region_)->applying.load(std::memory_order_acquire);
 }

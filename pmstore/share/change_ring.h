@@ -75,6 +75,10 @@ class ChangeRing {
   // (format/leaf.h ReadStableLeaf), and every leaf is while it holds
   // kApplyingEveryLeaf (a recovery). Before those words are stored.
   void BeginApplying(uint64_t commit);
+  // A recovery in place follows (after BeginApplying(kApplyingEveryLeaf),
+  // before the pool is written): it may change leaves of commits that
+  // snapshots of other processes read, without their version words.
+  void CountRecovery();
   // Publishes `commit` with every change staged for it: release order, so
   // a reader that sees it sees everything the writer wrote before. Ends
   // BeginApplying.
@@ -100,6 +104,10 @@ class ChangeRing {
   // Quiet after the caller's reads since (an acquire fence first: a
   // write of a commit's apply that they saw makes its announcement seen).
   bool StillQuiet(std::optional<uint64_t> commit) const;
+  // Recoveries counted so far (CountRecovery). A reader that loads it
+  // after reading the pool (this is an acquire fence, then the load) and
+  // finds it as it was before read nothing a recovery since wrote.
+  uint64_t recoveries() const;
   // A cursor after every change published so far: a reader that takes it
   // before it reads the pool misses no later change.
   Cursor Now() const;

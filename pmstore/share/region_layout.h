@@ -26,7 +26,7 @@ inline constexpr uint64_t kMagic = 0x4b434f4c54534d50;  // "PMSTLOCK", little-en
 // change ring, the highest slot taken and the slots' last commit; version
 // 4 the commit being applied; version 5 the leaf image ring; version 6
 // the slots' newest pinned commit, a ring of 32 768 leaf images and its
-// pages reserved.
+// pages reserved, the recoveries in place.
 inline constexpr uint32_t kVersion = 6;
 
 struct Header {
@@ -58,6 +58,13 @@ struct alignas(64) PublishedWords {
   // version word holds it is being changed (format/leaf.h). Stored before
   // those words, cleared when the commit is published.
   std::atomic<uint64_t> applying;
+  // Recoveries that changed the pool in place (a commit replayed, a run's
+  // apply completed) since the region was made: where no version word
+  // says which leaves they changed, so a follower's snapshot begun before
+  // one can no longer tell its commit's leaves from the recovered ones.
+  // Counted after `applying` takes kApplyingEveryLeaf, before the pool is
+  // written.
+  std::atomic<uint64_t> recoveries;
 };
 struct alignas(64) RingWords {
   // Bytes of the change ring a writer has begun to write: a reader whose

@@ -1015,5 +1015,89 @@ TEST(FollowWriterTest, AFollowerReadsNoLeafWhileTheNextWriterRecoversThePoolInPl
   }
 }
 
+// Set in a writer's child once its open is done: its DyingPersister exits
+// the process right after the next drain.
+bool g_die_after_drain = false;
+
+// The real persister, whose process dies right after a drain once told
+// to: after a durable commit's commit point, before the commit is applied.
+class DyingPersister final : public internal::Persister {
+ public:
+  explicit DyingPersister(std::unique_ptr<internal::Persister> real) : real_(std::move(real)) {}
+  static std::unique_ptr<internal::Persister> Make(const mapping::Mapping& mapping, const mapping::PoolFile& file) {
+    return std::make_unique<DyingPersister>(internal::MakeMappingPersister(mapping, file));
+  }
+  absl::Status Flush(const void* addr, size_t size) override { return real_->Flush(addr, size); }
+  absl::Status Drain() override {
+    const absl::Status drained = real_->Drain();
+    if (g_die_after_drain) _exit(0);
+    return drained;
+  }
+  absl::Status SyncLength() override { return real_->SyncLength(); }
+
+ private:
+  std::unique_ptr<internal::Persister> real_;
+};
+
+// A writer that dies after its commit is durable and before it applies it
+// leaves the commit to the next writable open, which replays it in place
+// with no version word to say which leaves it changed: a follower's
+// snapshot begun before would read them as its own commit's. Once the pool
+// was recovered in place, such a snapshot says Aborted (before it, it reads
+// its commit); a snapshot begun after reads the recovered commit.
+TEST(FollowWriterTest, AFollowersSnapshotBegunBeforeTheNextWriterReplayedACommitInPlaceSaysAborted) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("pool");
+  {
+    auto writer = OpenOrDie(path, SmallPool());
+    ASSERT_NE(writer, nullptr);
+    for (uint64_t k = 0; k < 100; ++k) ASSERT_TRUE(writer->Put({}, KeyOf(k), "before").ok());
+  }
+  auto follower = OpenOrDie(path, Options{.read_only = true});
+  ASSERT_NE(follower, nullptr);
+  auto snapshot = follower->GetSnapshot();
+  const ReadOptions at_snapshot{.snapshot = snapshot.get()};
+  std::string value;
+  Child dying([&](int, int) -> std::string {
+    auto store = StoreImpl::OpenWith(path, Options(), &DyingPersister::Make);
+    if (!store.ok()) return store.status().ToString();
+    g_die_after_drain = true;
+    return "alive after the put: " + (*store)->Put({.sync = true}, KeyOf(7), "after").ToString();
+  });
+  ASSERT_EQ(dying.Finish(), "") << "the writer was to die at its commit's drain";
+  ASSERT_TRUE(follower->Get(at_snapshot, KeyOf(7), &value).ok());
+  EXPECT_EQ(value, "before") << "the commit was never applied";
+
+  Child recovering([&](int, int) -> std::string {
+    auto store = Store::Open(path, Options());
+    if (!store.ok()) return store.status().ToString();
+    return (*store)->Close().ToString();
+  });
+  ASSERT_EQ(recovering.Finish(), "OK");
+  ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(7), &value).ok());
+  EXPECT_EQ(value, "after") << "the commit was durable: the recovery replayed it";
+  const absl::Status old = follower->Get(at_snapshot, KeyOf(7), &value);
+  EXPECT_TRUE(absl::IsAborted(old)) << old << " (read " << value << ")";
+  EXPECT_NE(old.message().find("recovered"), std::string_view::npos) << old;
+  auto it = follower->NewIterator(at_snapshot, IterateOptions());
+  uint64_t keys = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++keys;
+  EXPECT_TRUE(absl::IsAborted(it->status())) << it->status() << " after " << keys << " keys";
+  auto fresh = follower->GetSnapshot();
+  ASSERT_TRUE(follower->Get(ReadOptions{.snapshot = fresh.get()}, KeyOf(7), &value).ok());
+  EXPECT_EQ(value, "after");
+  // A writable open with nothing to recover writes nothing in place: the
+  // snapshot goes on reading.
+  Child clean([&](int, int) -> std::string {
+    auto store = Store::Open(path, Options());
+    if (!store.ok()) return store.status().ToString();
+    return (*store)->Close().ToString();
+  });
+  ASSERT_EQ(clean.Finish(), "OK");
+  const absl::Status after_clean_open = follower->Get(ReadOptions{.snapshot = fresh.get()}, KeyOf(7), &value);
+  EXPECT_TRUE(after_clean_open.ok()) << after_clean_open;
+  EXPECT_EQ(value, "after");
+}
+
 }  // namespace
 }  // namespace pmstore

@@ -65,7 +65,9 @@
 //                       open reached a leaf that the writer of another
 //                       process changed after it began, and the leaf
 //                       image ring no longer holds it as it was: some
-//                       32 000 leaf images recorded since (begin it
+//                       32 000 leaf images recorded since; or the next
+//                       writable open recovered the pool in place since
+//                       (the writer died inside a commit) (begin it
 //                       again)
 //   Unavailable         a read of a read-only open met a leaf left
 //                       mid-commit for over a second: the writer of
