@@ -654,11 +654,21 @@ TEST(FollowWriterTest, AFollowersSnapshotReadsKeysDeletedAfterItUntilTheImageRin
   EXPECT_EQ(follower.Finish(), "ok");
 }
 
-// What Store::Open of `path` with `options` returns in another process.
+// A pool at `path` of keys 0-99, each durable with `value`, closed.
+void MakeClosedPool(const std::string& path, const std::string& value) {
+  auto writer = OpenOrDie(path, SmallPool());
+  ASSERT_NE(writer, nullptr);
+  for (uint64_t k = 0; k < 100; ++k) ASSERT_TRUE(writer->Put({}, KeyOf(k), value).ok());
+}
+
+// What Store::Open of `path` with `options`, then Close, return in
+// another process ("ok" when both succeed).
 std::string OpenElsewhere(const std::string& path, const Options& options) {
   return testing::InAChild([&] {
     auto store = Store::Open(path, options);
-    return store.ok() ? std::string("ok") : store.status().ToString();
+    if (!store.ok()) return store.status().ToString();
+    const absl::Status closed = (*store)->Close();
+    return closed.ok() ? std::string("ok") : closed.ToString();
   });
 }
 
@@ -809,11 +819,7 @@ TEST(FollowWriterTest, AFollowerGoesOnThroughWritersKilledInsideCommitsAndTheirR
 TEST(FollowWriterTest, ALeafLeftMidCommitByADeadWriterIsUnavailableUntilTheNextWriterOpens) {
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
-  {
-    auto writer = OpenOrDie(path, SmallPool());
-    ASSERT_NE(writer, nullptr);
-    for (uint64_t k = 0; k < 100; ++k) ASSERT_TRUE(writer->Put({}, KeyOf(k), "v").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(MakeClosedPool(path, "v"));
   int up[2], down[2];  // child to parent, parent to child
   ASSERT_EQ(pipe(up), 0);
   ASSERT_EQ(pipe(down), 0);
@@ -967,11 +973,7 @@ class PausingPersister final : public internal::Persister {
 TEST(FollowWriterTest, AFollowerReadsNoLeafWhileTheNextWriterRecoversThePoolInPlace) {
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
-  {
-    auto writer = OpenOrDie(path, SmallPool());
-    ASSERT_NE(writer, nullptr);
-    for (uint64_t k = 0; k < 100; ++k) ASSERT_TRUE(writer->Put({}, KeyOf(k), "durable").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(MakeClosedPool(path, "durable"));
   Child killed([&](int, int out) -> std::string {
     auto store = Store::Open(path, Options());
     if (!store.ok()) return store.status().ToString();
@@ -1048,11 +1050,7 @@ class DyingPersister final : public internal::Persister {
 TEST(FollowWriterTest, AFollowersSnapshotBegunBeforeTheNextWriterReplayedACommitInPlaceSaysAborted) {
   TempDir dir("/dev/shm");
   const std::string path = dir.File("pool");
-  {
-    auto writer = OpenOrDie(path, SmallPool());
-    ASSERT_NE(writer, nullptr);
-    for (uint64_t k = 0; k < 100; ++k) ASSERT_TRUE(writer->Put({}, KeyOf(k), "before").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(MakeClosedPool(path, "before"));
   auto follower = OpenOrDie(path, Options{.read_only = true});
   ASSERT_NE(follower, nullptr);
   auto snapshot = follower->GetSnapshot();
@@ -1068,12 +1066,7 @@ TEST(FollowWriterTest, AFollowersSnapshotBegunBeforeTheNextWriterReplayedACommit
   ASSERT_TRUE(follower->Get(at_snapshot, KeyOf(7), &value).ok());
   EXPECT_EQ(value, "before") << "the commit was never applied";
 
-  Child recovering([&](int, int) -> std::string {
-    auto store = Store::Open(path, Options());
-    if (!store.ok()) return store.status().ToString();
-    return (*store)->Close().ToString();
-  });
-  ASSERT_EQ(recovering.Finish(), "OK");
+  ASSERT_EQ(OpenElsewhere(path, Options()), "ok") << "the writable open that recovers the pool";
   ASSERT_TRUE(follower->Get(ReadOptions(), KeyOf(7), &value).ok());
   EXPECT_EQ(value, "after") << "the commit was durable: the recovery replayed it";
   const absl::Status old = follower->Get(at_snapshot, KeyOf(7), &value);
@@ -1088,12 +1081,7 @@ TEST(FollowWriterTest, AFollowersSnapshotBegunBeforeTheNextWriterReplayedACommit
   EXPECT_EQ(value, "after");
   // A writable open with nothing to recover writes nothing in place: the
   // snapshot goes on reading.
-  Child clean([&](int, int) -> std::string {
-    auto store = Store::Open(path, Options());
-    if (!store.ok()) return store.status().ToString();
-    return (*store)->Close().ToString();
-  });
-  ASSERT_EQ(clean.Finish(), "OK");
+  ASSERT_EQ(OpenElsewhere(path, Options()), "ok");
   const absl::Status after_clean_open = follower->Get(ReadOptions{.snapshot = fresh.get()}, KeyOf(7), &value);
   EXPECT_TRUE(after_clean_open.ok()) << after_clean_open;
   EXPECT_EQ(value, "after");
