@@ -9,22 +9,97 @@
 namespace pmstore::internal {
 
 void SpaceAllocator::Load(uint64_t num_chunks) {
-  chunk_words_.assign(num_chunks, 0);
-  chunk_busy_.assign(num_chunks, false);
-  page_busy_.assign(num_chunks, 0);
+  chunk_words_.clear();
+  chunk_busy_.clear();
+  page_busy_.clear();
   small_.clear();
-  small_.resize(num_chunks);
-  for (uint64_t c = 0; c < num_chunks; ++c) {
-    std::memcpy(&chunk_words_[c], base_ + ChunkWordOffset(c), 8);
-    if (chunk_words_[c] != kChunkSmall) continue;
-    auto chunk = std::make_unique<SmallChunk>();
-    std::memcpy(chunk->bits.data(), base_ + ChunkOffset(c), kBitmapWords * 8);
-    chunk->bits[0] = ~0ull;  // the bitmap's own units, whatever the media says
-    for (uint64_t word : chunk->bits) chunk->used += std::popcount(word);
-    small_[c] = std::move(chunk);
-  }
+  AdoptChunks(num_chunks);
   quarantine_.ForEachHeld([this](const Quarantine::Item& item) { MarkHeld(item, true); });
+  if (hold_all_through_ != 0) HoldAllFree();
   if (current_ >= num_chunks) current_ = 0;
+}
+
+void SpaceAllocator::AdoptChunks(uint64_t chunks) {
+  const uint64_t old = num_chunks();
+  if (chunks <= old) return;
+  chunk_words_.resize(chunks, 0);
+  chunk_busy_.resize(chunks, false);
+  page_busy_.resize(chunks, 0);
+  small_.resize(chunks);
+  for (uint64_t c = old; c < chunks; ++c) {
+    std::memcpy(&chunk_words_[c], base_ + ChunkWordOffset(c), 8);
+    if (chunk_words_[c] == kChunkSmall) LoadSmallChunk(c);
+  }
+}
+
+void SpaceAllocator::LoadSmallChunk(uint64_t c) {
+  small_[c].reset();
+  if (chunk_words_[c] != kChunkSmall) return;
+  auto chunk = std::make_unique<SmallChunk>();
+  std::memcpy(chunk->bits.data(), base_ + ChunkOffset(c), kBitmapWords * 8);
+  chunk->bits[0] = ~0ull;  // the bitmap's own units, whatever the media says
+  for (uint64_t word : chunk->bits) chunk->used += std::popcount(word);
+  small_[c] = std::move(chunk);
+}
+
+void SpaceAllocator::HoldAllFree() {
+  for (uint64_t c = 0; c < num_chunks(); ++c) {
+    const uint64_t word = chunk_words_[c];
+    if (word == kChunkFree) chunk_busy_[c] = true;
+    if (ChunkKind(word) == kChunkPages) page_busy_[c] = ~PageBits(word);
+    if (small_[c]) {
+      small_[c]->bits.fill(~0ull);
+      small_[c]->used = kUnitsPerChunk;
+    }
+  }
+}
+
+void SpaceAllocator::SetChunkWord(Transaction& tx, uint64_t c, uint64_t word) {
+  chunk_words_[c] = word;
+  tx.Write(ChunkWordOffset(c), word);
+  journal_.chunk_words.push_back(c);
+}
+
+void SpaceAllocator::FollowCommit(uint64_t seq, const SpaceJournal& journal) {
+  if (journal.released_through != 0) Release(journal.released_through - 1);
+  AdoptChunks(journal.num_chunks);
+  for (const uint64_t c : journal.chunk_words) {
+    if (c >= num_chunks()) continue;  // beyond what the journal says the pool holds: ignored, not trusted
+    std::memcpy(&chunk_words_[c], base_ + ChunkWordOffset(c), 8);
+    // Loaded again even where it was small before: the chunk may have
+    // been returned and claimed since, and the pool has its bits as the
+    // newest commit left them (this view then marks what it holds).
+    LoadSmallChunk(c);
+    if (!small_[c]) continue;
+    if (hold_all_through_ != 0) {
+      small_[c]->bits.fill(~0ull);
+      small_[c]->used = kUnitsPerChunk;
+      continue;
+    }
+    quarantine_.ForEachHeld([&](const Quarantine::Item& item) {
+      if (item.kind == Quarantine::Kind::kUnits && ChunkOf(item.offset) == c) MarkHeld(item, true);
+    });
+  }
+  for (const SpaceJournal::Taken& taken : journal.taken) {
+    if (taken.offset < sb_.heap_offset) continue;
+    const uint64_t c = ChunkOf(taken.offset);
+    if (c >= num_chunks() || !small_[c]) continue;
+    MarkUnits(*small_[c], (taken.offset - ChunkOffset(c)) / kUnitSize, taken.units, true);
+  }
+  for (const Quarantine::Item& item : journal.freed) {
+    if (item.kind != Quarantine::Kind::kCell &&
+        (item.offset < sb_.heap_offset || ChunkOf(item.offset) >= num_chunks())) {
+      continue;
+    }
+    if (item.kind == Quarantine::Kind::kCell) held_cells_[item.offset] |= 1ull << item.count;
+    quarantine_.AddCommitted(item, seq);
+    MarkHeld(item, true);
+  }
+}
+
+void SpaceAllocator::LoseTrack(uint64_t seq, uint64_t num_chunks) {
+  hold_all_through_ = seq + 1;
+  Load(num_chunks);
 }
 
 void SpaceAllocator::MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units, bool used) {
@@ -114,12 +189,10 @@ absl::Status SpaceAllocator::EnsureChunks(uint64_t chunks) {
   }
   auto grown = grow_(chunks);
   if (!grown.ok()) return grown.status();
-  const uint64_t old = num_chunks();
-  chunk_words_.resize(*grown, 0);
-  chunk_busy_.resize(*grown, false);
-  page_busy_.resize(*grown, 0);
-  small_.resize(*grown);
-  for (uint64_t c = old; c < *grown; ++c) std::memcpy(&chunk_words_[c], base_ + ChunkWordOffset(c), 8);
+  // Chunks past the ones the view knows were in no commit it missed
+  // (LoseTrack loads every chunk the newest commit names; later ones are
+  // followed): no pin reads them, even while all free space is held.
+  AdoptChunks(*grown);
   return absl::OkStatus();
 }
 
@@ -139,8 +212,7 @@ absl::StatusOr<uint64_t> SpaceAllocator::ClaimSmallChunk(Transaction& tx) {
   chunk->bits[0] = ~0ull;
   chunk->used = kBitmapUnits;
   for (uint64_t w = 0; w < kBitmapWords; ++w) tx.Write(offset + w * 8, chunk->bits[w]);
-  tx.Write(ChunkWordOffset(c), kChunkSmall);
-  chunk_words_[c] = kChunkSmall;
+  SetChunkWord(tx, c, kChunkSmall);
   small_[c] = std::move(chunk);
   if (in_run_) {
     if (run_chunks_.size() <= c) run_chunks_.resize(c + 1, false);
@@ -173,6 +245,7 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocUnits(Transaction& tx, uint64_t un
   small_[chunk]->hint = std::min(kUnitsPerChunk - 1, static_cast<uint64_t>(first) + units);
   MarkUnits(*small_[chunk], static_cast<uint64_t>(first), units, true);
   SetPersistentBits(tx, chunk, static_cast<uint64_t>(first), units, true);
+  journal_.taken.push_back({ChunkOffset(chunk) + static_cast<uint64_t>(first) * kUnitSize, units});
   if (in_run_) {
     if (run_units_.size() <= chunk) run_units_.resize(chunk + 1);
     if (!run_units_[chunk]) run_units_[chunk] = std::make_unique<std::array<uint64_t, kBitmapWords>>();  // zeroed
@@ -205,7 +278,7 @@ void SpaceAllocator::FreeUnits(Transaction& tx, uint64_t offset, uint64_t units)
   const uint64_t chunk = ChunkOf(offset);
   SetPersistentBits(tx, chunk, (offset - ChunkOffset(chunk)) / kUnitSize, units, false);
   tx.DropWritesInto(offset, units * kUnitSize);
-  quarantine_.Add(Quarantine::Kind::kUnits, offset, units);
+  Free(Quarantine::Kind::kUnits, offset, units);
 }
 
 absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chunks) {
@@ -225,10 +298,7 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chun
     if (first < 0) return absl::ResourceExhaustedError("pool full: no run of free chunks after growth");
   }
   const uint64_t c0 = static_cast<uint64_t>(first);
-  for (uint64_t c = c0; c < c0 + chunks; ++c) {
-    chunk_words_[c] = c == c0 ? RunHeadWord(chunks, 0) : kChunkLargeTail;
-    tx.Write(ChunkWordOffset(c), chunk_words_[c]);
-  }
+  for (uint64_t c = c0; c < c0 + chunks; ++c) SetChunkWord(tx, c, c == c0 ? RunHeadWord(chunks, 0) : kChunkLargeTail);
   tx.MarkFresh(ChunkOffset(c0), chunks * kChunkSize);
   return ChunkOffset(c0);
 }
@@ -239,12 +309,11 @@ void SpaceAllocator::FreeRun(Transaction& tx, uint64_t offset) {
   const uint64_t tail = RunTailPages(chunk_words_[c0]);
   if (tail > 0 && c0 + chunks < num_chunks()) FreePages(tx, ChunkOffset(c0 + chunks), tail);
   for (uint64_t c = c0; c < c0 + chunks && c < num_chunks(); ++c) {
-    chunk_words_[c] = kChunkFree;
+    SetChunkWord(tx, c, kChunkFree);
     chunk_busy_[c] = true;
-    tx.Write(ChunkWordOffset(c), kChunkFree);
   }
   tx.DropWritesInto(offset, chunks * kChunkSize);
-  quarantine_.Add(Quarantine::Kind::kChunks, offset, chunks);
+  Free(Quarantine::Kind::kChunks, offset, chunks);
 }
 
 bool SpaceAllocator::IsRunHead(uint64_t offset) const {
@@ -257,20 +326,18 @@ uint64_t SpaceAllocator::FreeEmptySmallChunks(Transaction& tx) {
   uint64_t freed = 0;
   for (uint64_t c = 0; c < num_chunks(); ++c) {
     if (chunk_words_[c] == kChunkPages) {  // no page in use (FreePages frees such chunks itself)
-      tx.Write(ChunkWordOffset(c), kChunkFree);
-      chunk_words_[c] = kChunkFree;
+      SetChunkWord(tx, c, kChunkFree);
       chunk_busy_[c] = true;
-      quarantine_.Add(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
+      Free(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
       ++freed;
       continue;
     }
     if (!small_[c] || small_[c]->used != kBitmapUnits) continue;
-    tx.Write(ChunkWordOffset(c), kChunkFree);
+    SetChunkWord(tx, c, kChunkFree);
     tx.DropWritesInto(ChunkOffset(c), kChunkSize);
-    chunk_words_[c] = kChunkFree;
     chunk_busy_[c] = true;
     small_[c].reset();
-    quarantine_.Add(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
+    Free(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
     ++freed;
   }
   return freed;
@@ -282,12 +349,13 @@ void SpaceAllocator::Abandoned() {
   for (const Quarantine::Item& item : quarantine_.TakeAbandoned()) {
     if (item.kind == Quarantine::Kind::kCell) Unhold(item.offset, static_cast<int>(item.count));
   }
+  journal_.ClearChanges();
   Load(num_chunks());
 }
 
 void SpaceAllocator::HoldCell(uint64_t leaf, int slot) {
   held_cells_[leaf] |= 1ull << slot;
-  quarantine_.Add(Quarantine::Kind::kCell, leaf, static_cast<uint64_t>(slot));
+  Free(Quarantine::Kind::kCell, leaf, static_cast<uint64_t>(slot));
 }
 
 void SpaceAllocator::Unhold(uint64_t leaf, int slot) {
@@ -323,7 +391,25 @@ void SpaceAllocator::MarkHeld(const Quarantine::Item& item, bool held) {
 }
 
 void SpaceAllocator::ReleaseThrough(uint64_t seq) {
+  journal_.released_through = std::max(journal_.released_through, seq + 1);
+  Release(seq);
+}
+
+void SpaceAllocator::Release(uint64_t seq) {
+  if (hold_all_through_ != 0 && seq + 1 < hold_all_through_) {
+    // Everything free stays held: the quarantine lets go of its items
+    // (the Load that ends the hold marks what is left), cells aside, which
+    // Load leaves as they are.
+    quarantine_.ReleaseThrough(seq, [this](const Quarantine::Item& item) {
+      if (item.kind == Quarantine::Kind::kCell) MarkHeld(item, false);
+    });
+    return;
+  }
   quarantine_.ReleaseThrough(seq, [this](const Quarantine::Item& item) { MarkHeld(item, false); });
+  if (hold_all_through_ != 0) {
+    hold_all_through_ = 0;
+    Load(num_chunks());  // what is held now is the quarantine's alone
+  }
 }
 
 SpaceUsage SpaceAllocator::Usage() const {

@@ -17,6 +17,12 @@
 // until the freeing commit is sealed, and while a pinned reader, a
 // snapshot or an unsynced run may still look at it.
 //
+// Where several processes write one pool, each keeps its own view and
+// quarantine: the writer of a commit hands the others what it changed
+// (space_journal.h), and the next writer applies it before it allocates
+// (FollowCommit), or, when it has missed some, holds all free space
+// until no pin can read what it missed (LoseTrack).
+//
 // Thread-compatible: used by the one writer holding the store's lock.
 #pragma once
 
@@ -30,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "pmstore/format/layout.h"
 #include "pmstore/space/quarantine.h"
+#include "pmstore/space/space_journal.h"
 #include "pmstore/txn/transaction.h"
 
 namespace pmstore::internal {
@@ -77,8 +84,10 @@ class SpaceAllocator {
   // open transaction unlinked, from taking a new record until the
   // quarantine releases it.
   void HoldCell(uint64_t leaf, int slot);
-  // The slots of the leaf at `leaf` whose cells are held, one bit each.
+  // The slots of the leaf at `leaf` whose cells are held, one bit each
+  // (all, while free space is held for commits this view missed).
   uint64_t HeldCells(uint64_t leaf) const {
+    if (hold_all_through_ != 0) return ~uint64_t{0};
     const auto held = held_cells_.find(leaf);
     return held == held_cells_.end() ? 0 : held->second;
   }
@@ -88,12 +97,40 @@ class SpaceAllocator {
   // chunks return to free as their last page is freed.)
   uint64_t FreeEmptySmallChunks(Transaction& tx);
 
-  // The transaction committed as `seq`; or was abandoned (what it
-  // allocated and freed is forgotten: the view is loaded again).
-  void Committed(uint64_t seq) { quarantine_.Committed(seq); }
+  // The transaction committed as `seq` (the journal starts afresh); or
+  // was abandoned (what it allocated and freed is forgotten: the view is
+  // loaded again; the journal keeps the release before it).
+  void Committed(uint64_t seq) {
+    quarantine_.Committed(seq);
+    journal_.ClearChanges();  // keeps the lists' room: a commit journals a few entries
+    journal_.released_through = 0;
+  }
   void Abandoned();
-  // Makes quarantined space of commits <= `seq` reusable.
+  // Makes quarantined space of commits <= `seq` reusable, and journals
+  // it for the other writers' views.
   void ReleaseThrough(uint64_t seq);
+
+  // --- writers in several processes (space_journal.h) ---
+  // What the open transaction changed, for the writers of other
+  // processes: read it after the transaction's last allocation or free,
+  // before Committed.
+  const SpaceJournal& journal() {
+    journal_.num_chunks = num_chunks();
+    return journal_;
+  }
+  // Another process's commit `seq` changed the space as `journal` (or one
+  // part of it) says, and the pool holds that commit (its mapping covers
+  // journal.num_chunks): this view releases what that writer released
+  // before it, what it took is used here, and what it freed is
+  // quarantined here as if this process had freed it. Called between
+  // transactions, in commit order.
+  void FollowCommit(uint64_t seq, const SpaceJournal& journal);
+  // This view missed the journals of other processes' commits through
+  // `seq` (the change ring overran, or it joined writers that published
+  // none): loads the pool's `num_chunks` chunks and holds every piece free
+  // there until ReleaseThrough(seq), since a pin may read what they freed;
+  // meanwhile allocations grow the pool and no free cell takes a record.
+  void LoseTrack(uint64_t seq, uint64_t num_chunks);
   // Pieces of space that commits freed and the quarantine still holds.
   size_t quarantined() const { return quarantine_.held(); }
 
@@ -129,6 +166,22 @@ class SpaceAllocator {
   int64_t FindRun(const SmallChunk& chunk, uint64_t units) const;
   int64_t FindRunFrom(const SmallChunk& chunk, uint64_t units, uint64_t from) const;
   void MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units, bool used);
+  // ReleaseThrough without journaling it (a release followed).
+  void Release(uint64_t seq);
+  // Chunk `c`'s small chunk view read from the pool, with what the
+  // quarantine holds in it marked (null unless the pool's word is small).
+  void LoadSmallChunk(uint64_t c);
+  // Takes chunks [num_chunks(), chunks) into the view as the pool has them.
+  void AdoptChunks(uint64_t chunks);
+  // Marks every piece free in the pool held (LoseTrack).
+  void HoldAllFree();
+  // Sets chunk `c`'s table word in the view and in `tx`, and journals it.
+  void SetChunkWord(Transaction& tx, uint64_t c, uint64_t word);
+  // Quarantines a piece the open transaction frees, and journals it.
+  void Free(Quarantine::Kind kind, uint64_t offset, uint64_t count) {
+    quarantine_.Add(kind, offset, count);
+    journal_.freed.push_back(Quarantine::Item{kind, offset, count});
+  }
   void SetPersistentBits(Transaction& tx, uint64_t chunk, uint64_t first, uint64_t units, bool used);
   absl::StatusOr<uint64_t> ClaimSmallChunk(Transaction& tx);
   absl::Status EnsureChunks(uint64_t chunks);
@@ -165,6 +218,10 @@ class SpaceAllocator {
   std::vector<std::unique_ptr<SmallChunk>> small_;
   uint64_t current_ = 0;
   Quarantine quarantine_;
+  SpaceJournal journal_;  // the open transaction's
+  // Nonzero: 1 + the commit through which every free piece is held
+  // (LoseTrack).
+  uint64_t hold_all_through_ = 0;
   // Held cells: per leaf, a bit per slot.
   absl::flat_hash_map<uint64_t, uint64_t> held_cells_;
   // Since BeginRun: per chunk, its units allocated (a bitmap, made on

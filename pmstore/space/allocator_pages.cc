@@ -78,8 +78,7 @@ void SpaceAllocator::TakePages(Transaction& tx, uint64_t first_page, uint64_t pa
   ForEachPageChunk(first_page, pages, [&](uint64_t c, uint32_t mask) {
     const uint64_t word = chunk_words_[c];
     const uint32_t bits = ChunkKind(word) == kChunkPages ? PageBits(word) : 0;
-    chunk_words_[c] = PageChunkWord(bits | mask);
-    tx.Write(ChunkWordOffset(c), chunk_words_[c]);
+    SetChunkWord(tx, c, PageChunkWord(bits | mask));
     if (in_run_) {
       if (run_pages_.size() <= c) run_pages_.resize(c + 1, 0);
       run_pages_[c] |= mask;
@@ -105,16 +104,15 @@ void SpaceAllocator::FreePages(Transaction& tx, uint64_t offset, uint64_t pages)
     if (bits == 0) {
       // The chunk's last page: it returns to free, for runs and small
       // chunks too, once the quarantine lets go of it.
-      chunk_words_[c] = kChunkFree;
+      SetChunkWord(tx, c, kChunkFree);
       chunk_busy_[c] = true;
-      quarantine_.Add(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
+      Free(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
     } else {
-      chunk_words_[c] = PageChunkWord(bits);
+      SetChunkWord(tx, c, PageChunkWord(bits));
     }
-    tx.Write(ChunkWordOffset(c), chunk_words_[c]);
   });
   tx.DropWritesInto(offset, pages * kValuePageSize);
-  quarantine_.Add(Quarantine::Kind::kPages, offset, pages);
+  Free(Quarantine::Kind::kPages, offset, pages);
 }
 
 absl::StatusOr<uint64_t> SpaceAllocator::AllocPages(Transaction& tx, uint64_t pages) {
@@ -142,10 +140,8 @@ absl::StatusOr<uint64_t> SpaceAllocator::AllocRunWithTail(Transaction& tx, uint6
     if (first < 0) return absl::ResourceExhaustedError("pool full: no run of free chunks after growth");
   }
   const uint64_t c0 = static_cast<uint64_t>(first);
-  for (uint64_t c = c0; c < c0 + chunks; ++c) {
-    chunk_words_[c] = c == c0 ? RunHeadWord(chunks, tail) : kChunkLargeTail;
-    tx.Write(ChunkWordOffset(c), chunk_words_[c]);
-  }
+  for (uint64_t c = c0; c < c0 + chunks; ++c)
+    SetChunkWord(tx, c, c == c0 ? RunHeadWord(chunks, tail) : kChunkLargeTail);
   tx.MarkFresh(ChunkOffset(c0), chunks * kChunkSize);
   TakePages(tx, (c0 + chunks) * kPagesPerChunk, tail);
   return ChunkOffset(c0);

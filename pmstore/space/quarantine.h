@@ -41,6 +41,12 @@ class Quarantine {
     }
     pending_.clear();
   }
+  // Freed by commit `seq` of another process's writer, followed now: no
+  // older than anything held.
+  void AddCommitted(Item item, uint64_t seq) {
+    item.seq = seq;
+    held_.push_back(item);
+  }
   // The open transaction was abandoned: what it freed was never freed.
   // Returns it (the caller unmarks what it marked), oldest first.
   std::vector<Item> TakeAbandoned() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "store/memory_pool.h"
 
 namespace pmstore::internal {
 namespace {
@@ -21,25 +22,15 @@ constexpr uint64_t kMaxChunks = 16;
 class AllocatorTest : public ::testing::Test {
  protected:
   void Make(uint32_t version, uint64_t chunks) {
-    std::memset(&sb_, 0, sizeof(sb_));
-    sb_.version = version;
-    sb_.chunk_table_offset = 4096;
-    sb_.max_chunks = kMaxChunks;
-    sb_.heap_offset = kChunkSize;
-    memory_.assign(sb_.heap_offset + kMaxChunks * kChunkSize, 0);
-    tx_ = std::make_unique<Transaction>(memory_.data());
-    alloc_ = std::make_unique<SpaceAllocator>(memory_.data(), sb_, [](uint64_t want) -> absl::StatusOr<uint64_t> {
-      return std::min(want, kMaxChunks);
-    });
+    pool_ = std::make_unique<MemoryPool>(version, kMaxChunks);
+    sb_ = pool_->sb;
+    tx_ = std::make_unique<Transaction>(pool_->base());
+    alloc_ = std::make_unique<SpaceAllocator>(
+        pool_->base(), sb_, [](uint64_t want) -> absl::StatusOr<uint64_t> { return std::min(want, kMaxChunks); });
     alloc_->Load(chunks);
   }
   void Commit() {
-    std::vector<LogEntry> entries;
-    tx_->Entries(&entries);
-    for (const LogEntry& entry : entries) {
-      if ((entry.offset & kVerifyMask) == 0) std::memcpy(memory_.data() + entry.offset, &entry.value, 8);
-    }
-    tx_->Clear();
+    pool_->Apply(*tx_);
     alloc_->Committed(++seq_);
   }
   uint64_t Alloc(uint64_t bytes) {
@@ -47,17 +38,12 @@ class AllocatorTest : public ::testing::Test {
     EXPECT_TRUE(offset.ok()) << offset.status();
     return offset.value_or(0);
   }
-  // The committed chunk table word of chunk `c`.
-  uint64_t Word(uint64_t c) const {
-    uint64_t word;
-    std::memcpy(&word, memory_.data() + sb_.chunk_table_offset + 8 * c, 8);
-    return word;
-  }
+  uint64_t Word(uint64_t c) const { return pool_->Word(c); }
   uint64_t Chunk(uint64_t c) const { return sb_.heap_offset + c * kChunkSize; }
   uint64_t Page(uint64_t c, uint64_t page) const { return Chunk(c) + page * kValuePageSize; }
 
+  std::unique_ptr<MemoryPool> pool_;
   Superblock sb_;
-  std::vector<char> memory_;
   std::unique_ptr<Transaction> tx_;
   std::unique_ptr<SpaceAllocator> alloc_;
   uint64_t seq_ = 0;
