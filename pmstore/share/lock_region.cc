@@ -1,5 +1,6 @@
 #include "pmstore/share/lock_region.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -126,8 +127,11 @@ absl::StatusOr<void*> MapChecked(env::Env* env, int fd, int prot, const std::str
 }
 
 // With the init lock held: joins the region open as `fd` (the use lock
-// taken for reading), making it anew first when nobody is attached.
-absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path, const struct stat& pool_st) {
+// taken for reading), making it anew first when nobody is attached
+// (*made).
+absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path, const struct stat& pool_st,
+                                 bool* made) {
+  *made = false;
   PMSTORE_ASSIGN_OR_RETURN(const bool alone, TryLock(env, fd, F_WRLCK, kUseByte, path));
   if (!alone) {
     PMSTORE_ASSIGN_OR_RETURN(const bool joined, TryLock(env, fd, F_RDLCK, kUseByte, path));
@@ -158,9 +162,9 @@ absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path,
     return base::ErrnoStatus(err, "fchmod", path);
   }
   PMSTORE_ASSIGN_OR_RETURN(void* region, MapRegion(env, fd, PROT_READ | PROT_WRITE, path));
-  if (absl::Status made = CrossProcessTurn::MakeIn(region, path); !made.ok()) {
+  if (absl::Status turn = CrossProcessTurn::MakeIn(region, path); !turn.ok()) {
     env->Munmap(region, kBytes);
-    return made;
+    return turn;
   }
   ChangeRing::MakeIn(region);
   region::ImageWordsOf(region)->reserved.store(kLeafImageReserveRun, std::memory_order_relaxed);
@@ -172,7 +176,47 @@ absl::StatusOr<void*> JoinOrMake(env::Env* env, int fd, const std::string& path,
   header->magic = region::kMagic;
   PMSTORE_ASSIGN_OR_RETURN(const bool joined, TryLock(env, fd, F_RDLCK, kUseByte, path));  // the write lock, downgraded
   if (!joined) return absl::InternalError(absl::StrCat(path, ": could not downgrade the use lock"));
+  *made = true;
   return region;
+}
+
+int64_t ChangedUnixNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec; }
+
+// When a process last attached to the region mapped at `region`: the
+// newest time a slot was taken, else (no slot ever taken) the file's
+// change time (its making).
+int64_t LastAttachedUnixNs(void* region, const struct stat& st) {
+  const uint32_t high = std::min(region::HeaderOf(region)->slots_high.load(std::memory_order_acquire), kReaderSlots);
+  int64_t newest = 0;
+  for (uint32_t index = 0; index < high; ++index) {
+    newest = std::max(newest, region::SlotsOf(region)[index].opened_unix_ns.load(std::memory_order_relaxed));
+  }
+  return newest != 0 ? newest : ChangedUnixNs(st);
+}
+
+// RemoveLeftoverRegions for one region: whether it was removed.
+bool RemoveIfLeftOver(env::Env* env, const std::string& path, int64_t now_unix_ns) {
+  int fd = -1;
+  if (env->Open(path, O_RDWR | O_CLOEXEC, 0, &fd) != 0) return false;
+  auto close_fd = absl::MakeCleanup([&] { env->Close(fd); });  // and its locks with it
+  // Made within the age (joins leave the change time alone): nothing to
+  // read further, the common case.
+  struct stat st;
+  if (env->Fstat(fd, &st) != 0 || now_unix_ns - ChangedUnixNs(st) < kLeftoverRegionAgeNs) return false;
+  // As the last process to leave removes it (RemoveLeftoverRegion), but
+  // passing over a region whose init lock is held rather than waiting.
+  const auto taken = [&](off_t byte) {
+    const absl::StatusOr<bool> locked = TryLock(env, fd, F_WRLCK, byte, path);
+    return locked.ok() && *locked;
+  };
+  if (!taken(kInitByte)) return false;
+  const absl::StatusOr<bool> linked = StillLinked(env, fd, path);
+  if (!linked.ok() || !*linked || !taken(kUseByte)) return false;
+  absl::StatusOr<void*> region = MapChecked(env, fd, PROT_READ, path);
+  if (!region.ok()) return false;
+  const int64_t last = LastAttachedUnixNs(*region, st);
+  env->Munmap(*region, kBytes);
+  return now_unix_ns - last >= kLeftoverRegionAgeNs && env->Unlink(path) == 0;
 }
 
 int64_t UnixNanos() {
@@ -294,7 +338,8 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
     PMSTORE_RETURN_IF_ERROR(WaitForLock(env, fd, F_WRLCK, kInitByte, path));
     PMSTORE_ASSIGN_OR_RETURN(const bool linked, StillLinked(env, fd, path));
     if (!linked) continue;
-    PMSTORE_ASSIGN_OR_RETURN(void* region, JoinOrMake(env, fd, path, pool_st));
+    bool made = false;
+    PMSTORE_ASSIGN_OR_RETURN(void* region, JoinOrMake(env, fd, path, pool_st, &made));
     auto unmap = absl::MakeCleanup([&] { env->Munmap(region, kBytes); });
     // A mapping holds its file description as a descriptor does: a forked
     // child's copy of it would keep this process's slot lock alive.
@@ -317,6 +362,9 @@ absl::StatusOr<std::unique_ptr<ReaderSlot>> ReaderSlot::Attach(env::Env* env, in
       std::move(close_fd).Cancel();
       std::move(unmap).Cancel();
       RegisterForFork(fd);
+      // Once per region made (a pool's first open since its last close),
+      // not per open.
+      if (made) RemoveLeftoverRegions(env, RegionFiles(path), UnixNanos());
       return std::unique_ptr<ReaderSlot>(new ReaderSlot(env, path, fd, region, index, fork_generation));
     }
     return absl::ResourceExhaustedError(
@@ -465,6 +513,26 @@ absl::Status RemoveLeftoverRegion(env::Env* env, const struct stat& pool_st) {
     return base::ErrnoStatus(unlinked, "unlink", path);
   }
   return absl::OkStatus();
+}
+
+std::vector<std::string> RegionFiles(const std::string& except) {
+  std::vector<std::string> paths;
+  DIR* dir = opendir(kLockRegionDirectory);
+  if (dir == nullptr) return paths;
+  while (const struct dirent* entry = readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (!name.starts_with("pmstore-") || !name.ends_with(".lock")) continue;
+    std::string path = absl::StrCat(kLockRegionDirectory, "/", std::string(name));
+    if (path != except) paths.push_back(std::move(path));
+  }
+  closedir(dir);
+  return paths;
+}
+
+int RemoveLeftoverRegions(env::Env* env, const std::vector<std::string>& paths, int64_t now_unix_ns) {
+  int removed = 0;
+  for (const std::string& path : paths) removed += RemoveIfLeftOver(env, path, now_unix_ns) ? 1 : 0;
+  return removed;
 }
 
 }  // namespace pmstore::internal

@@ -164,4 +164,22 @@ absl::StatusOr<int> ClearStaleReaders(env::Env* env, const struct stat& pool_st)
 // (Store::Destroy). OK when there is none or a process is attached.
 absl::Status RemoveLeftoverRegion(env::Env* env, const struct stat& pool_st);
 
+// How long a region nobody is attached to is kept: its stale slots name
+// the processes that died with the pool open (pmstore readers), until the
+// next open of the pool makes it anew.
+inline constexpr int64_t kLeftoverRegionAgeNs = int64_t{24} * 3600 * 1'000'000'000;
+
+// The lock regions in kLockRegionDirectory (paths), `except` aside.
+std::vector<std::string> RegionFiles(const std::string& except);
+
+// Removes those of the regions at `paths` that nobody is attached to and
+// nobody has attached to for kLeftoverRegionAgeNs before `now_unix_ns`:
+// those of pools whose processes were killed, which may be long gone
+// (each keeps the pages it reserved, 1.7 MB and more, in a tmpfs that is
+// memory). A region being made, joined or left at that moment, one of
+// another layout version, or one this user may not write is passed over.
+// How many were removed. Each open that makes its pool's region removes
+// the leftovers of RegionFiles.
+int RemoveLeftoverRegions(env::Env* env, const std::vector<std::string>& paths, int64_t now_unix_ns);
+
 }  // namespace pmstore::internal

@@ -371,6 +371,50 @@ TEST_F(ReadersTest, DestroyRemovesTheTableAKilledProcessLeftAndNoOtherPoolsTable
   EXPECT_EQ(living.Release(), 0);
 }
 
+// Regions left by killed processes go once a day old, whoever opens
+// another pool: their pages are memory. Removed through the paths named
+// (this test's own: the leftovers of other tests running beside it must
+// stay, each one's stale slots named by pmstore readers until then), at a
+// moment a day and an hour after now.
+TEST_F(ReadersTest, ALeftoverTableADayOldIsRemovedAndTheLivingAndTheRecentStay) {
+  const std::string alive = dir_.File("alive");
+  ASSERT_TRUE(OpenOrDie(alive, SmallPool())->Close().ok());
+  Holder killed(pool_, Options());
+  ASSERT_TRUE(killed.opened());
+  killed.Kill();
+  Holder living(alive, ReadOnly());
+  ASSERT_TRUE(living.opened());
+  const std::string dead_region = RegionPathOf(pool_);
+  const std::string live_region = RegionPathOf(alive);
+  const std::vector<std::string> listed = internal::RegionFiles(live_region);
+  EXPECT_NE(std::find(listed.begin(), listed.end(), dead_region), listed.end());
+  EXPECT_EQ(std::find(listed.begin(), listed.end(), live_region), listed.end()) << "the one excepted was listed";
+
+  const std::vector<std::string> ours = {dead_region, live_region};
+  env::Env* env = env::Env::Default();
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  const int64_t now_ns = int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+  EXPECT_EQ(internal::RemoveLeftoverRegions(env, ours, now_ns), 0) << "a leftover of a moment ago went";
+  EXPECT_EQ(ReadersOrDie(pool_).size(), 1u) << "the dead process's stale slot is still listed";
+  const int64_t later = now_ns + internal::kLeftoverRegionAgeNs + int64_t{3600} * 1'000'000'000;
+  EXPECT_EQ(internal::RemoveLeftoverRegions(env, ours, later), 1);
+  EXPECT_NE(access(dead_region.c_str(), F_OK), 0) << "the killed process's table stayed";
+  EXPECT_EQ(access(live_region.c_str(), F_OK), 0) << "a table a living process is attached to went";
+  EXPECT_EQ(ReadersOrDie(alive).size(), 1u);
+  EXPECT_TRUE(ReadersOrDie(pool_).empty());
+  EXPECT_EQ(living.Release(), 0);
+
+  // The open that makes its pool's table sweeps the rest: a leftover of
+  // a moment ago stays.
+  Holder killed_again(pool_, Options());
+  ASSERT_TRUE(killed_again.opened());
+  killed_again.Kill();
+  ASSERT_TRUE(OpenOrDie(dir_.File("third"), SmallPool())->Close().ok());
+  EXPECT_EQ(access(dead_region.c_str(), F_OK), 0) << "an open removed a leftover younger than a day";
+  EXPECT_TRUE(Store::Destroy(pool_).ok());  // and the leftover with it
+}
+
 // Another process's open, as far as the writer can tell: a slot of the
 // pool's reader table that pins a commit, taken by a child that holds it
 // until told to let go.
