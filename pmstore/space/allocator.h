@@ -168,8 +168,9 @@ class SpaceAllocator {
   void MarkUnits(SmallChunk& chunk, uint64_t first, uint64_t units, bool used);
   // ReleaseThrough without journaling it (a release followed).
   void Release(uint64_t seq);
-  // Chunk `c`'s small chunk view read from the pool, with what the
-  // quarantine holds in it marked (null unless the pool's word is small).
+  // Chunk `c`'s small chunk view read from the pool as it is (null
+  // unless the view's word is small); what the quarantine holds in it is
+  // the caller's to mark.
   void LoadSmallChunk(uint64_t c);
   // Takes chunks [num_chunks(), chunks) into the view as the pool has them.
   void AdoptChunks(uint64_t chunks);
