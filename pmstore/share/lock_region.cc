@@ -194,6 +194,16 @@ int64_t LastAttachedUnixNs(void* region, const struct stat& st) {
   return newest != 0 ? newest : ChangedUnixNs(st);
 }
 
+// With byte 0 held for writing: whether the region open as `fd` is still
+// the file at `path` and nobody is attached to it (the use byte taken for
+// writing), so that it may be removed, as the last process to leave it
+// does.
+absl::StatusOr<bool> Unattached(env::Env* env, int fd, const std::string& path) {
+  PMSTORE_ASSIGN_OR_RETURN(const bool linked, StillLinked(env, fd, path));
+  if (!linked) return false;
+  return TryLock(env, fd, F_WRLCK, kUseByte, path);
+}
+
 // RemoveLeftoverRegions for one region: whether it was removed.
 bool RemoveIfLeftOver(env::Env* env, const std::string& path, int64_t now_unix_ns) {
   int fd = -1;
@@ -205,13 +215,10 @@ bool RemoveIfLeftOver(env::Env* env, const std::string& path, int64_t now_unix_n
   if (env->Fstat(fd, &st) != 0 || now_unix_ns - ChangedUnixNs(st) < kLeftoverRegionAgeNs) return false;
   // As the last process to leave removes it (RemoveLeftoverRegion), but
   // passing over a region whose init lock is held rather than waiting.
-  const auto taken = [&](off_t byte) {
-    const absl::StatusOr<bool> locked = TryLock(env, fd, F_WRLCK, byte, path);
-    return locked.ok() && *locked;
-  };
-  if (!taken(kInitByte)) return false;
-  const absl::StatusOr<bool> linked = StillLinked(env, fd, path);
-  if (!linked.ok() || !*linked || !taken(kUseByte)) return false;
+  const absl::StatusOr<bool> init = TryLock(env, fd, F_WRLCK, kInitByte, path);
+  if (!init.ok() || !*init) return false;
+  const absl::StatusOr<bool> unattached = Unattached(env, fd, path);
+  if (!unattached.ok() || !*unattached) return false;
   absl::StatusOr<void*> region = MapChecked(env, fd, PROT_READ, path);
   if (!region.ok()) return false;
   const int64_t last = LastAttachedUnixNs(*region, st);
@@ -505,10 +512,8 @@ absl::Status RemoveLeftoverRegion(env::Env* env, const struct stat& pool_st) {
   // As the last process to leave removes it: with the init lock held, so
   // that nobody joins meanwhile, and only when nobody holds the use lock.
   PMSTORE_RETURN_IF_ERROR(WaitForLock(env, fd, F_WRLCK, kInitByte, path));
-  PMSTORE_ASSIGN_OR_RETURN(const bool linked, StillLinked(env, fd, path));
-  if (!linked) return absl::OkStatus();
-  PMSTORE_ASSIGN_OR_RETURN(const bool nobody_attached, TryLock(env, fd, F_WRLCK, kUseByte, path));
-  if (!nobody_attached) return absl::OkStatus();
+  PMSTORE_ASSIGN_OR_RETURN(const bool unattached, Unattached(env, fd, path));
+  if (!unattached) return absl::OkStatus();
   if (const int unlinked = env->Unlink(path); unlinked != 0 && unlinked != ENOENT) {
     return base::ErrnoStatus(unlinked, "unlink", path);
   }

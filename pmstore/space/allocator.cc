@@ -47,11 +47,13 @@ void SpaceAllocator::HoldAllFree() {
     const uint64_t word = chunk_words_[c];
     if (word == kChunkFree) chunk_busy_[c] = true;
     if (ChunkKind(word) == kChunkPages) page_busy_[c] = ~PageBits(word);
-    if (small_[c]) {
-      small_[c]->bits.fill(~0ull);
-      small_[c]->used = kUnitsPerChunk;
-    }
+    if (small_[c]) HoldAllUnits(*small_[c]);
   }
+}
+
+void SpaceAllocator::HoldAllUnits(SmallChunk& chunk) {
+  chunk.bits.fill(~0ull);
+  chunk.used = kUnitsPerChunk;
 }
 
 void SpaceAllocator::SetChunkWord(Transaction& tx, uint64_t c, uint64_t word) {
@@ -72,8 +74,7 @@ void SpaceAllocator::FollowCommit(uint64_t seq, const SpaceJournal& journal) {
     LoadSmallChunk(c);
     if (!small_[c]) continue;
     if (hold_all_through_ != 0) {
-      small_[c]->bits.fill(~0ull);
-      small_[c]->used = kUnitsPerChunk;
+      HoldAllUnits(*small_[c]);
       continue;
     }
     quarantine_.ForEachHeld([&](const Quarantine::Item& item) {
@@ -278,7 +279,7 @@ void SpaceAllocator::FreeUnits(Transaction& tx, uint64_t offset, uint64_t units)
   const uint64_t chunk = ChunkOf(offset);
   SetPersistentBits(tx, chunk, (offset - ChunkOffset(chunk)) / kUnitSize, units, false);
   tx.DropWritesInto(offset, units * kUnitSize);
-  Free(Quarantine::Kind::kUnits, offset, units);
+  quarantine_.Add(Quarantine::Kind::kUnits, offset, units);
 }
 
 absl::StatusOr<uint64_t> SpaceAllocator::AllocRun(Transaction& tx, uint64_t chunks) {
@@ -313,7 +314,7 @@ void SpaceAllocator::FreeRun(Transaction& tx, uint64_t offset) {
     chunk_busy_[c] = true;
   }
   tx.DropWritesInto(offset, chunks * kChunkSize);
-  Free(Quarantine::Kind::kChunks, offset, chunks);
+  quarantine_.Add(Quarantine::Kind::kChunks, offset, chunks);
 }
 
 bool SpaceAllocator::IsRunHead(uint64_t offset) const {
@@ -328,7 +329,7 @@ uint64_t SpaceAllocator::FreeEmptySmallChunks(Transaction& tx) {
     if (chunk_words_[c] == kChunkPages) {  // no page in use (FreePages frees such chunks itself)
       SetChunkWord(tx, c, kChunkFree);
       chunk_busy_[c] = true;
-      Free(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
+      quarantine_.Add(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
       ++freed;
       continue;
     }
@@ -337,7 +338,7 @@ uint64_t SpaceAllocator::FreeEmptySmallChunks(Transaction& tx) {
     tx.DropWritesInto(ChunkOffset(c), kChunkSize);
     chunk_busy_[c] = true;
     small_[c].reset();
-    Free(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
+    quarantine_.Add(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
     ++freed;
   }
   return freed;
@@ -355,7 +356,7 @@ void SpaceAllocator::Abandoned() {
 
 void SpaceAllocator::HoldCell(uint64_t leaf, int slot) {
   held_cells_[leaf] |= 1ull << slot;
-  Free(Quarantine::Kind::kCell, leaf, static_cast<uint64_t>(slot));
+  quarantine_.Add(Quarantine::Kind::kCell, leaf, static_cast<uint64_t>(slot));
 }
 
 void SpaceAllocator::Unhold(uint64_t leaf, int slot) {

@@ -116,6 +116,7 @@ class SpaceAllocator {
   // before Committed.
   const SpaceJournal& journal() {
     journal_.num_chunks = num_chunks();
+    journal_.freed = quarantine_.pending();  // what it freed waits there for the commit
     return journal_;
   }
   // Another process's commit `seq` changed the space as `journal` (or one
@@ -176,13 +177,9 @@ class SpaceAllocator {
   void AdoptChunks(uint64_t chunks);
   // Marks every piece free in the pool held (LoseTrack).
   void HoldAllFree();
+  void HoldAllUnits(SmallChunk& chunk);
   // Sets chunk `c`'s table word in the view and in `tx`, and journals it.
   void SetChunkWord(Transaction& tx, uint64_t c, uint64_t word);
-  // Quarantines a piece the open transaction frees, and journals it.
-  void Free(Quarantine::Kind kind, uint64_t offset, uint64_t count) {
-    quarantine_.Add(kind, offset, count);
-    journal_.freed.push_back(Quarantine::Item{kind, offset, count});
-  }
   void SetPersistentBits(Transaction& tx, uint64_t chunk, uint64_t first, uint64_t units, bool used);
   absl::StatusOr<uint64_t> ClaimSmallChunk(Transaction& tx);
   absl::Status EnsureChunks(uint64_t chunks);
@@ -219,7 +216,7 @@ class SpaceAllocator {
   std::vector<std::unique_ptr<SmallChunk>> small_;
   uint64_t current_ = 0;
   Quarantine quarantine_;
-  SpaceJournal journal_;  // the open transaction's
+  SpaceJournal journal_;  // the open transaction's (its frees: the quarantine's pending)
   // Nonzero: 1 + the commit through which every free piece is held
   // (LoseTrack).
   uint64_t hold_all_through_ = 0;

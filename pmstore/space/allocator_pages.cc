@@ -106,13 +106,13 @@ void SpaceAllocator::FreePages(Transaction& tx, uint64_t offset, uint64_t pages)
       // chunks too, once the quarantine lets go of it.
       SetChunkWord(tx, c, kChunkFree);
       chunk_busy_[c] = true;
-      Free(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
+      quarantine_.Add(Quarantine::Kind::kChunks, ChunkOffset(c), 1);
     } else {
       SetChunkWord(tx, c, PageChunkWord(bits));
     }
   });
   tx.DropWritesInto(offset, pages * kValuePageSize);
-  Free(Quarantine::Kind::kPages, offset, pages);
+  quarantine_.Add(Quarantine::Kind::kPages, offset, pages);
 }
 
 absl::StatusOr<uint64_t> SpaceAllocator::AllocPages(Transaction& tx, uint64_t pages) {

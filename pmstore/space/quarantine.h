@@ -62,6 +62,8 @@ class Quarantine {
       held_.pop_front();
     }
   }
+  // Freed by the open transaction, in the order freed.
+  const std::vector<Item>& pending() const { return pending_; }
   // Items committed and still held.
   size_t held() const { return held_.size(); }
   // visit(item) for everything committed and still held.
